@@ -65,11 +65,12 @@ def check_parameters(scale, edgefactor, seed1, seed2):
             raise ValueError(f"{name} must be an integer from 0 to 2^64 - 1, got {seed}")
 
 
-def generate_edges(scale, edgefactor=16, seed1=2, seed2=3, start=0, stop=None):
+def generate_edges(scale, edgefactor=16, seed1=2, seed2=3, start=0, stop=None, out=None):
     """Generate edges ``start`` to ``stop`` (default: all ``edgefactor * 2^scale``).
 
     Returns ``(src, dst, weights)``: two int64 arrays of vertex labels and a
     float32 array of weights, identical to the reference's for those indices.
+    ``out`` may give the three arrays to fill (each ``stop - start`` long).
     """
     check_parameters(scale, edgefactor, seed1, seed2)
     num_edges = edgefactor << scale
@@ -77,9 +78,11 @@ def generate_edges(scale, edgefactor=16, seed1=2, seed2=3, start=0, stop=None):
     if not 0 <= start <= stop <= num_edges:
         raise ValueError(f"edge range [{start}, {stop}) is outside [0, {num_edges})")
     count = stop - start
-    src = np.empty(count, dtype=np.int64)
-    dst = np.empty(count, dtype=np.int64)
-    weights = np.empty(count, dtype=np.float32)
+    if out is None:
+        out = (np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64), np.empty(count, dtype=np.float32))
+    src, dst, weights = out
+    if not len(src) == len(dst) == len(weights) == count:
+        raise ValueError(f"output arrays must hold {count} edges")
     val0, val1 = scramble_constants(seed1, seed2)
     _generate_range(
         np.int64(start), np.int64(scale), mrg.seed_state(seed1, seed2), mrg.EDGE_STRIDE_POWERS,
