@@ -1,0 +1,198 @@
+"""The run protocol of Graph500 v3 (spec section 8), shared by every backend and kernel.
+
+1. Generate the edge list (timed: ``graph_generation``).
+2. Build the graph (timed: ``construction_time``): kernel 1 plus each chosen
+   kernel's own precomputation, which the spec charges to construction.
+3. Choose the search keys exactly as the reference does.
+4. One untimed warm-up search from the first root (this is also where Numba's
+   or NVRTC's compilation happens, outside every timed search).
+5. BFS pass, then SSSP pass: for each root, time the search alone, count nedge,
+   validate (timed apart).
+6. Statistics and the report: the official block on stdout, then the
+   extensions block; a JSON record when asked.
+
+The harness talks to kernels only through the registry interface
+(``kernel.search(root)``), to the validators only through
+``ValidationGraph`` / ``validate_bfs`` / ``validate_sssp``, and writes nothing
+but the report to stdout (progress bars go to stderr).
+"""
+
+import dataclasses
+import os
+import sys
+import time
+
+from tqdm import tqdm
+
+from graph500 import kernels, report
+from graph500.errors import Graph500Error, ValidationError
+from graph500.generators import kronecker, roots as roots_module
+from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+
+
+@dataclasses.dataclass
+class RunConfig:
+    """Everything that defines a run; the CLI fills it from its arguments."""
+
+    scale: int = 16
+    edgefactor: int = 16
+    seed1: int = 2
+    seed2: int = 3
+    backend: str = "cpu"
+    bfs: str = None
+    sssp: str = None
+    run_sssp: bool = True
+    num_roots: int = 64
+    validate: bool = True
+    json_path: str = None
+    generator: str = "kronecker"
+    rmat_probabilities: tuple = (0.57, 0.19, 0.19, 0.05)
+    progress: bool = None  # None: only when stderr is a terminal
+
+
+def _progress(config, **kwargs):
+    disable = (not sys.stderr.isatty()) if config.progress is None else not config.progress
+    return tqdm(file=sys.stderr, disable=disable, leave=False, **kwargs)
+
+
+def check_config(config):
+    """Raise Graph500Error with a one-line reason for parameters out of range."""
+    try:
+        kronecker.check_parameters(config.scale, config.edgefactor, config.seed1, config.seed2)
+    except ValueError as error:
+        raise Graph500Error(str(error)) from None
+    if config.num_roots < 1:
+        raise Graph500Error(f"--roots must be at least 1, got {config.num_roots}")
+
+
+def load_backend(name):
+    """The backend object for ``cpu``, ``gpu`` or ``auto`` (the GPU when CuPy sees one)."""
+    if name in ("gpu", "auto"):
+        try:
+            from graph500.kernels.gpu.backend import Backend as GPUBackend, gpu_unavailable_reason
+        except ImportError as error:
+            reason = f"the GPU backend cannot load ({error})"
+        else:
+            reason = gpu_unavailable_reason()
+            if reason is None:
+                return GPUBackend()
+        if name == "gpu":
+            raise Graph500Error(f"--backend gpu: {reason}")
+    from graph500.kernels.cpu.backend import Backend as CPUBackend
+
+    return CPUBackend()
+
+
+def _kernel_class(kind, backend, name):
+    try:
+        return kernels.get(kind, backend, name)
+    except KeyError as error:
+        raise Graph500Error(error.args[0]) from None
+
+
+def run_pass(config, backend, kind, kernel, root_list, validation_graph):
+    """One pass over all roots: timed searches, nedge, timed validation. Raises ValidationError."""
+    times, nedges, validate_times = [], [], []
+    validate = validate_bfs if kind == "bfs" else validate_sssp
+    with _progress(config, total=len(root_list), desc=kind, unit="search") as bar:
+        for root in root_list:
+            root = int(root)
+            output, seconds = backend.timed(kernel.search, root)
+            times.append(seconds)
+            outputs = output if isinstance(output, tuple) else (output,)
+            if config.validate:
+                start = time.perf_counter()
+                nedge = validate(validation_graph, root, *outputs)
+                validate_times.append(time.perf_counter() - start)
+            else:
+                nedge = validation_graph.count_reached_tuples(outputs[0] >= 0)
+            nedges.append(nedge)
+            bar.update(1)
+    return report.PassResult(times, nedges, validate_times if config.validate else None)
+
+
+def _choose_roots(config, backend, src, dst):
+    has_edge = backend.incident_vertices(src, dst, 1 << config.scale)
+    root_list, complete = roots_module.search_keys(config.scale, config.seed1, config.seed2, has_edge, config.num_roots)
+    if not complete:
+        usable = int(has_edge.sum())
+        raise Graph500Error(
+            f"the SCALE {config.scale} graph has {usable} vertices with edges, too few for "
+            f"{config.num_roots} distinct search keys; use --roots {max(1, usable // 2)} or a larger SCALE"
+        )
+    return root_list
+
+
+def _generator_description(config):
+    if config.generator == "kronecker":
+        return "kronecker (reference)"
+    a, b, c, d = config.rmat_probabilities
+    return f"rmat a={a:g} b={b:g} c={c:g} d={d:g} (NOT the Graph500 generator: results are not official)"
+
+
+def run(config, stdout=sys.stdout):
+    """Run the whole protocol; print the report to ``stdout``. Returns the exit status (0 valid, 1 invalid)."""
+    check_config(config)
+    backend = load_backend(config.backend)
+    backend.check_memory(config.scale, config.edgefactor)
+    bfs_class = _kernel_class("bfs", backend.name, config.bfs)
+    sssp_class = _kernel_class("sssp", backend.name, config.sssp) if config.run_sssp else None
+    num_vertices = 1 << config.scale
+
+    with _progress(config, total=config.edgefactor << config.scale, desc="generate", unit="edge", unit_scale=True) as bar:
+        start = time.perf_counter()
+        if config.generator == "rmat":
+            src, dst, weights = backend.generate_rmat(config.scale, config.edgefactor, config.rmat_probabilities, config.seed1)
+        else:
+            src, dst, weights = backend.generate(config.scale, config.edgefactor, config.seed1, config.seed2, bar.update)
+        graph_generation = time.perf_counter() - start
+
+    with _progress(config, total=1, desc="construct") as bar:
+        start = time.perf_counter()
+        graph = backend.build(src, dst, num_vertices, weights if sssp_class else None)
+        bfs_kernel = bfs_class(graph)
+        sssp_kernel = sssp_class(graph) if sssp_class else None
+        construction_time = time.perf_counter() - start
+        bar.update(1)
+
+    root_list = _choose_roots(config, backend, src, dst)
+    start = time.perf_counter()
+    validation_graph = ValidationGraph.from_edges(src, dst, num_vertices, weights if sssp_class else None)
+    validation_setup = time.perf_counter() - start
+    del src, dst, weights
+
+    passes = [("bfs", bfs_kernel)] + ([("sssp", sssp_kernel)] if sssp_kernel else [])
+    results = {}
+    for kind, kernel in passes:
+        kernel.search(int(root_list[0]))  # warm-up: compiles, untimed
+        try:
+            results[kind] = run_pass(config, backend, kind, kernel, root_list, validation_graph)
+        except ValidationError as error:
+            print(f"graph500: {error}", file=sys.stderr)
+            stdout.write(report.INVALID_RUN_LINE + "\n")
+            return 1
+
+    extensions = {
+        "backend": backend.name,
+        **backend.describe(),
+        "bfs_kernel": bfs_class.name,
+        "sssp_kernel": sssp_class.name if sssp_class else "none",
+        "generator": _generator_description(config),
+        "validation": "passed" if config.validate else "skipped (results are not official)",
+        "validation_setup_time": validation_setup,
+    }
+    stdout.write(report.official_block(
+        scale=config.scale, edgefactor=config.edgefactor, nbfs=len(root_list),
+        graph_generation=graph_generation, num_mpi_processes=1, construction_time=construction_time,
+        bfs=results["bfs"], sssp=results.get("sssp"),
+    ))
+    stdout.write(report.extensions_block(extensions))
+    if config.json_path:
+        record = report.run_record(
+            config=dataclasses.asdict(config), roots=[int(r) for r in root_list], seeds=[config.seed1, config.seed2],
+            graph_generation=graph_generation, construction_time=construction_time,
+            bfs=results["bfs"], sssp=results.get("sssp"), extensions=extensions,
+        )
+        report.write_json_atomic(config.json_path, record)
+        print(f"graph500: wrote {os.path.abspath(config.json_path)}", file=sys.stderr)
+    return 0

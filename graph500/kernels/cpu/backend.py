@@ -1,0 +1,91 @@
+"""The CPU backend: how the harness generates, builds, times and sizes a run on the host.
+
+A backend is the small set of steps of the run protocol that depend on where
+the run happens. The harness calls, in order: `check_memory`, `generate`,
+`build` (kernel 1), `incident_vertices` (for the search keys), and
+`timed(search, root)` for each search. The GPU backend
+(``graph500.kernels.gpu.backend``) offers the same methods on CuPy arrays.
+"""
+
+import time
+
+import numpy as np
+
+from graph500.errors import Graph500Error
+from graph500.generators import kronecker, rmat, roots
+from graph500.kernels.cpu.build import build_csr, build_memory_bytes
+
+GENERATION_CHUNKS = 32  # progress granularity of edge generation
+
+
+def available_memory_bytes():
+    """Memory the OS says is available now (MemAvailable), or None where it cannot tell."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def memory_estimate_bytes(scale, edgefactor):
+    """Peak host bytes of a run: edge list, graph build, validation copy and per-vertex arrays."""
+    num_vertices = 1 << scale
+    num_tuples = edgefactor << scale
+    edge_list = num_tuples * (8 + 8 + 4)
+    validation = num_tuples * (4 + 4 + 4) * 2
+    per_vertex = num_vertices * 8 * 8
+    return edge_list + build_memory_bytes(num_tuples, num_vertices, weighted=True) + validation + per_vertex
+
+
+class Backend:
+    name = "cpu"
+    xp = np
+
+    def describe(self):
+        """Facts for the report's extensions block."""
+        import numba
+
+        return {"device": f"CPU, {numba.get_num_threads()} Numba threads"}
+
+    def check_memory(self, scale, edgefactor):
+        needed = memory_estimate_bytes(scale, edgefactor)
+        available = available_memory_bytes()
+        if available is not None and needed > available:
+            raise Graph500Error(
+                f"SCALE {scale} with edgefactor {edgefactor} needs about {needed / 2**30:.1f} GiB "
+                f"of memory; {available / 2**30:.1f} GiB is available"
+            )
+
+    def generate(self, scale, edgefactor, seed1, seed2, progress=None):
+        """The reference's edge list ``(src, dst, weights)``; ``progress(n)`` is told of each chunk."""
+        num_tuples = edgefactor << scale
+        src = np.empty(num_tuples, dtype=np.int64)
+        dst = np.empty(num_tuples, dtype=np.int64)
+        weights = np.empty(num_tuples, dtype=np.float32)
+        bounds = np.linspace(0, num_tuples, GENERATION_CHUNKS + 1, dtype=np.int64)
+        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            kronecker.generate_edges(scale, edgefactor, seed1, seed2, start, stop,
+                                     out=(src[start:stop], dst[start:stop], weights[start:stop]))
+            if progress:
+                progress(stop - start)
+        return src, dst, weights
+
+    def generate_rmat(self, scale, edgefactor, probabilities, seed):
+        a, b, c, d = probabilities
+        return rmat.generate_rmat(scale, edgefactor, a=a, b=b, c=c, d=d, seed=seed)
+
+    def build(self, src, dst, num_vertices, weights):
+        return build_csr(src, dst, num_vertices, weights)
+
+    def incident_vertices(self, src, dst, num_vertices):
+        """Host boolean array: vertices with an edge other than a self-loop."""
+        return roots.incident_vertices(src, dst, num_vertices)
+
+    def timed(self, search, root):
+        """``(output, seconds)`` of one search, timed from its call until it returns."""
+        start = time.perf_counter()
+        output = search(root)
+        return output, time.perf_counter() - start
