@@ -1,0 +1,154 @@
+"""Validate a BFS parent array from any program against the Graph500 v3 rules (spec section 9).
+
+Rules, in the order they are checked (the first broken one is raised):
+
+1. ``parents-length``, ``parent-out-of-range``, ``root-not-self-parent``
+   (see `common.check_parents`).
+2. ``tree-edge-level``: a tree edge joins levels that do not differ by exactly
+   one.  Levels are derived from the parent pointers, level[v] =
+   level[parent[v]] + 1, so the only tree edge that can break this is a
+   vertex other than the root that is its own parent: (v, v) joins a level to
+   itself.
+3. ``cycle``: a reached vertex whose parent chain does not reach the root
+   (levels by pointer jumping, see `common.tree_levels`).
+4. One pass over the input tuples (self-loops dropped), reporting the first
+   offending tuple:
+   ``reached-unreached-edge`` (exactly one endpoint reached; together with the
+   root being reached this also makes the tree span the root's component),
+   then ``level-jump`` (both reached, levels differ by more than one).
+5. ``tree-edge-not-in-graph``: every reached vertex v other than the root
+   must be confirmed: joined to parent[v] by an input tuple, in either
+   direction.  The first reached unconfirmed vertex is reported.
+
+Steps 4-5 have two implementations with one meaning, both reporting the
+first offending tuple in `ValidationGraph` order and the first unconfirmed
+vertex:
+
+- array-generic (NumPy or CuPy): gather the levels and parents of both
+  endpoints of every tuple; for every tuple (u, v) mark u confirmed when
+  parent[u] == v and v confirmed when parent[v] == u (a boolean scatter);
+- fused Numba, for NumPy arrays: one parallel pass over the vertices, each
+  reading its tuples as first endpoint (contiguous, since the tuples are
+  grouped by first endpoint) and so gathering one level per tuple; a vertex
+  is confirmed when parent[v] is among those tuples' second endpoints, or
+  else among the first endpoints of its tuples as second endpoint
+  (`ValidationGraph.incoming`).  Nothing is scattered, so the pass needs no
+  shared writes.
+
+Returns nedge (spec section 5), see `common.ValidationGraph`.
+"""
+
+import numba
+import numpy
+
+from ..errors import ValidationError
+from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
+                     first_true, first_unconfirmed, raise_reached_unreached, tree_levels,
+                     use_numba)
+
+KERNEL = "bfs"
+
+
+def validate_bfs(vg, root, parents, *, engine="auto"):
+    """Check a BFS tree of `vg` from `root`; return nedge or raise ValidationError.
+
+    `parents`: integer array of length N, parents[v] = -1 for unreached v.
+    `engine`: "auto" (Numba for NumPy arrays, array-generic otherwise),
+    "numba" or "generic".
+    """
+    xp = array_module(parents, vg.src)
+    root = int(root)
+    reached = check_parents(KERNEL, vg, root, parents)
+    check_self_parents(xp, parents, root, reached)
+    levels = tree_levels(KERNEL, parents, root, reached)
+    parents = parents.astype(vg.src.dtype, copy=False)
+    if use_numba(engine, xp):
+        dst_offsets, src_by_dst, _ = vg.incoming()
+        chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, dst_offsets, src_by_dst,
+                                         levels, parents, chunk_count())
+        reached_unreached, level_jump, unconfirmed = earliest_per_rule(chunk_firsts)
+    else:
+        reached_unreached, level_jump, unconfirmed = generic_edge_pass(xp, vg, root, reached,
+                                                                       levels, parents)
+    if reached_unreached is not None:
+        raise_reached_unreached(KERNEL, vg, reached, reached_unreached)
+    if level_jump is not None:
+        u, v = vg.edge(level_jump)
+        raise ValidationError(KERNEL, "level-jump",
+                              f"input edge ({u}, {v}) joins level {int(levels[u])} "
+                              f"to level {int(levels[v])}",
+                              vertex=v, edge=(u, v))
+    if unconfirmed is not None:
+        parent = int(parents[unconfirmed])
+        raise ValidationError(KERNEL, "tree-edge-not-in-graph",
+                              f"tree edge ({unconfirmed}, {parent}) is not an input edge",
+                              vertex=unconfirmed, edge=(unconfirmed, parent))
+    return vg.count_reached_tuples(reached)
+
+
+def check_self_parents(xp, parents, root, reached):
+    """Raise `tree-edge-level` for a reached vertex other than the root that is its own parent."""
+    self_parent = reached & (parents == xp.arange(parents.shape[0], dtype=parents.dtype))
+    self_parent[root] = False
+    vertex = first_true(xp, self_parent)
+    if vertex is not None:
+        raise ValidationError(KERNEL, "tree-edge-level",
+                              f"vertex {vertex} is its own parent but not the root {root}: "
+                              f"tree edge ({vertex}, {vertex}) joins a level to itself",
+                              vertex=vertex, edge=(vertex, vertex))
+
+
+def generic_edge_pass(xp, vg, root, reached, levels, parents):
+    """Array-generic steps 4-5: the first reached-unreached tuple, level jump, unconfirmed vertex.
+
+    Each is an index, or None where nothing offends.
+    """
+    src_level = xp.take(levels, vg.src)
+    dst_level = xp.take(levels, vg.dst)
+    src_reached = src_level >= 0
+    dst_reached = dst_level >= 0
+    reached_unreached = first_true(xp, src_reached != dst_reached)
+    level_jump = first_true(xp, src_reached & dst_reached & (xp.abs(src_level - dst_level) > 1))
+    confirmed = xp.zeros(vg.num_vertices, dtype=bool)
+    confirmed[vg.src[xp.take(parents, vg.src) == vg.dst]] = True
+    confirmed[vg.dst[xp.take(parents, vg.dst) == vg.src]] = True
+    return reached_unreached, level_jump, first_unconfirmed(xp, reached, confirmed, root)
+
+
+@numba.njit(parallel=True, cache=True)
+def fused_vertex_pass(src_offsets, dst, dst_offsets, src_by_dst, levels, parents, num_chunks):
+    """Numba steps 4-5: each chunk's first offender per rule, -1 where none.
+
+    Columns: reached-unreached-edge (tuple), level-jump (tuple),
+    tree-edge-not-in-graph (vertex).
+    """
+    chunk_firsts = numpy.full((num_chunks, 3), -1, dtype=numpy.int64)
+    for chunk in numba.prange(num_chunks):
+        first_reached_unreached = -1
+        first_level_jump = -1
+        first_unconfirmed_vertex = -1
+        for u in range(chunk_start(src_offsets, chunk, num_chunks),
+                       chunk_start(src_offsets, chunk + 1, num_chunks)):
+            level_u = levels[u]
+            parent_u = parents[u]
+            confirmed = level_u <= 0  # unreached, or the root
+            for e in range(src_offsets[u], src_offsets[u + 1]):
+                v = dst[e]
+                level_v = levels[v]
+                if level_u < 0 or level_v < 0:
+                    if (level_u < 0) != (level_v < 0) and first_reached_unreached < 0:
+                        first_reached_unreached = e
+                elif abs(level_u - level_v) > 1 and first_level_jump < 0:
+                    first_level_jump = e
+                confirmed |= v == parent_u
+            if not confirmed:
+                for e in range(dst_offsets[u], dst_offsets[u + 1]):
+                    if src_by_dst[e] == parent_u:
+                        confirmed = True
+                        break
+                if not confirmed and first_unconfirmed_vertex < 0:
+                    first_unconfirmed_vertex = u
+        chunk_firsts[chunk, 0] = first_reached_unreached
+        chunk_firsts[chunk, 1] = first_level_jump
+        chunk_firsts[chunk, 2] = first_unconfirmed_vertex
+    return chunk_firsts

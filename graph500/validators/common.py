@@ -1,0 +1,273 @@
+"""What the BFS and SSSP validators share: the graph, the parent checks, tree levels, nedge.
+
+The checks take NumPy or CuPy arrays and use `array_module` to pick the
+library, with only operations both libraries have (take, boolean scatter,
+comparisons, any/argmax, cumsum, bincount).  The Numba helpers here
+(`counting_sort_order`, `chunk_start`, `chunk_count`, `earliest_per_rule`)
+serve the fused passes in `bfs` and `sssp`, which run on NumPy arrays only.
+
+`ValidationGraph` is built once per graph and holds what no search changes:
+the input tuples with self-loops dropped (self-loops are ignored by every
+rule), as int32 when every vertex label fits, grouped by first endpoint, with
+their float32 weights; for every vertex the number of tuples having it as
+FIRST endpoint; and, for the Numba passes, the tuples grouped by second
+endpoint.
+
+The first-endpoint counts give nedge (spec section 5: tuples u != v whose
+endpoints are both reached) without a pass over the tuples: once the
+reached-unreached rule has passed, every tuple has both endpoints reached or
+neither, so the tuples with both reached are exactly those whose first
+endpoint is reached, and their number is the sum of the first-endpoint counts
+over the reached vertices.
+
+Checks on the parent array, in the order they run (the first broken one is
+raised):
+
+- ``parents-length``: the array has one entry per vertex.
+- ``parent-out-of-range``: every entry is -1 (unreached) or a vertex.
+- ``root-not-self-parent``: parent[root] == root (so the root is reached).
+- ``cycle``: every reached vertex's parent chain reaches the root.  Levels are
+  found by pointer jumping: ``ancestor`` starts as the parent (unreached
+  vertices are their own ancestor) and ``depth`` as 1 (0 at the root); each
+  round adds the ancestor's depth and replaces the ancestor by the ancestor's
+  ancestor, so after k rounds a vertex points 2^k steps up its chain or at the
+  root, which is its own parent.  Rounds stop at a fixed point; a valid tree
+  gets there within ceil(log2 N) + 1 rounds, since no chain is longer than
+  N - 1.  Any reached vertex whose ancestor is then not the root lies on or
+  leads into a cycle, or into an unreached vertex.
+"""
+
+import math
+
+import numba
+import numpy
+
+try:
+    import cupy
+except ImportError:
+    cupy = None
+
+from ..errors import ValidationError
+
+ENGINES = ("auto", "numba", "generic")
+
+
+def array_module(*arrays):
+    """The array library (CuPy or NumPy) of the given arrays."""
+    if cupy is None:
+        return numpy
+    return cupy.get_array_module(*arrays)
+
+
+def use_numba(engine, xp):
+    """Whether to run the fused Numba pass: "auto" picks it for NumPy arrays."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    if engine == "numba" and xp is not numpy:
+        raise ValueError("engine 'numba' needs NumPy arrays")
+    return engine == "numba" or (engine == "auto" and xp is numpy)
+
+
+def chunk_count():
+    """How many chunks a fused Numba pass splits the vertices into."""
+    return 16 * numba.get_num_threads()
+
+
+@numba.njit(cache=True)
+def chunk_start(src_offsets, chunk, num_chunks):
+    """The first vertex of `chunk`, vertices being cut into chunks of about equal tuple counts."""
+    if chunk == num_chunks:
+        return src_offsets.shape[0] - 1
+    return numpy.searchsorted(src_offsets, src_offsets[-1] * chunk // num_chunks)
+
+
+def earliest_per_rule(chunk_firsts):
+    """Reduce a fused pass's (chunks, rules) table of first offenders to one index or None per rule.
+
+    Chunks cover the vertices, and so the tuples grouped by first endpoint, in
+    order: the first chunk with an offender holds the earliest one, which is
+    the one the array-generic pass reports.
+    """
+    found = chunk_firsts >= 0
+    return [int(chunk_firsts[found[:, rule], rule][0]) if found[:, rule].any() else None
+            for rule in range(chunk_firsts.shape[1])]
+
+
+def first_true(xp, mask):
+    """The index of the first True in a 1-D boolean array, or None when there is none."""
+    if mask.size == 0:
+        return None
+    index = int(xp.argmax(mask))
+    return index if bool(mask[index]) else None
+
+
+class ValidationGraph:
+    """The input tuples of one graph, prepared once for validating every search on it.
+
+    Attributes: `num_vertices`; `src`, `dst` (the tuples without self-loops,
+    ordered by first endpoint, int32 when N <= 2^31, else int64); `weights`
+    (float32, aligned with src and dst, or None); `src_offsets` (int64,
+    length N + 1: the tuples with first endpoint u are src_offsets[u] up to
+    src_offsets[u + 1]); `first_endpoint_counts` (int64, length N: how many
+    tuples have each vertex as first endpoint).  `incoming()` adds the same
+    grouping by second endpoint, for the fused Numba passes.
+    """
+
+    def __init__(self, src, dst, weights, num_vertices):
+        """Take tuples already without self-loops and grouped by first endpoint."""
+        self.src = src
+        self.dst = dst
+        self.weights = weights
+        self.num_vertices = num_vertices
+        xp = array_module(src)
+        self.first_endpoint_counts = xp.bincount(src, minlength=num_vertices).astype(numpy.int64)
+        self.src_offsets = xp.zeros(num_vertices + 1, dtype=numpy.int64)
+        self.src_offsets[1:] = xp.cumsum(self.first_endpoint_counts)
+        self._incoming = None
+
+    @classmethod
+    def from_edges(cls, src, dst, num_vertices, weights=None):
+        """Prepare the M input tuples (src[i], dst[i]) with optional float32 weights."""
+        xp = array_module(src, dst)
+        num_vertices = int(num_vertices)
+        if num_vertices < 1:
+            raise ValueError(f"num_vertices must be positive, not {num_vertices}")
+        if src.ndim != 1 or src.shape != dst.shape:
+            raise ValueError(f"src and dst must be 1-D of one length, "
+                             f"not {src.shape} and {dst.shape}")
+        if weights is not None and weights.shape != src.shape:
+            raise ValueError(f"weights must have length {src.shape[0]}, not {weights.shape}")
+        if src.size and (int(src.min()) < 0 or int(dst.min()) < 0
+                         or int(src.max()) >= num_vertices or int(dst.max()) >= num_vertices):
+            raise ValueError(f"edge endpoints must lie in [0, {num_vertices})")
+        index_dtype = numpy.int32 if num_vertices <= 2**31 else numpy.int64
+        keep = src != dst
+        src = src[keep].astype(index_dtype, copy=False)
+        dst = dst[keep].astype(index_dtype, copy=False)
+        order = stable_order(src, num_vertices)
+        if weights is not None:
+            weights = xp.take(weights[keep].astype(numpy.float32, copy=False), order)
+        graph = cls(xp.take(src, order), xp.take(dst, order), weights, num_vertices)
+        if xp is numpy:
+            graph.incoming()  # the fused Numba passes need it: build it before any search
+        return graph
+
+    def incoming(self):
+        """(dst_offsets, src_by_dst, weights_by_dst): the tuples grouped by second endpoint.
+
+        The tuples with second endpoint v have first endpoints
+        src_by_dst[dst_offsets[v]:dst_offsets[v + 1]] and weights
+        weights_by_dst[...] (None without weights).  Built on first use (by
+        `from_edges` for NumPy arrays, where the Numba passes are the default).
+        """
+        if self._incoming is None:
+            xp = array_module(self.dst)
+            order = stable_order(self.dst, self.num_vertices)
+            dst_offsets = xp.zeros(self.num_vertices + 1, dtype=numpy.int64)
+            dst_offsets[1:] = xp.cumsum(xp.bincount(self.dst, minlength=self.num_vertices))
+            weights_by_dst = None if self.weights is None else xp.take(self.weights, order)
+            self._incoming = (dst_offsets, xp.take(self.src, order), weights_by_dst)
+        return self._incoming
+
+    def edge(self, index):
+        """The endpoints (u, v) of the tuple at `index` of src/dst, as Python ints."""
+        return int(self.src[index]), int(self.dst[index])
+
+    def count_reached_tuples(self, reached):
+        """nedge: tuples with both endpoints reached; valid once reached-unreached has passed."""
+        return int((self.first_endpoint_counts * reached).sum())
+
+
+def stable_order(keys, num_vertices):
+    """The permutation that sorts vertex labels `keys`, keeping equal keys in input order.
+
+    A Numba counting sort for NumPy arrays; CuPy's argsort, which is stable.
+    """
+    if array_module(keys) is numpy:
+        return counting_sort_order(keys, num_vertices)
+    return array_module(keys).argsort(keys)
+
+
+@numba.njit(cache=True)
+def counting_sort_order(keys, num_vertices):
+    """Stable counting sort of vertex labels: the permutation as an int64 array."""
+    next_slot = numpy.zeros(num_vertices + 1, dtype=numpy.int64)
+    for key in keys:
+        next_slot[key + 1] += 1
+    for vertex in range(num_vertices):
+        next_slot[vertex + 1] += next_slot[vertex]
+    order = numpy.empty(keys.shape[0], dtype=numpy.int64)
+    for index in range(keys.shape[0]):
+        order[next_slot[keys[index]]] = index
+        next_slot[keys[index]] += 1
+    return order
+
+
+def check_parents(kernel, vg, root, parents):
+    """Check parents-length, parent-out-of-range and root-not-self-parent; return `reached`."""
+    xp = array_module(parents)
+    n = vg.num_vertices
+    if not 0 <= root < n:
+        raise ValueError(f"root {root} is not a vertex of a graph with {n} vertices")
+    if parents.ndim != 1 or parents.shape[0] != n:
+        raise ValidationError(kernel, "parents-length",
+                              f"the parent array has shape {parents.shape}, expected ({n},)")
+    if parents.dtype.kind != "i":
+        raise TypeError(f"parents must be a signed integer array, not {parents.dtype}")
+    vertex = first_true(xp, (parents < -1) | (parents >= n))
+    if vertex is not None:
+        raise ValidationError(kernel, "parent-out-of-range",
+                              f"parent[{vertex}] = {int(parents[vertex])} is outside [-1, {n})",
+                              vertex=vertex)
+    root_parent = int(parents[root])
+    if root_parent != root:
+        raise ValidationError(kernel, "root-not-self-parent",
+                              f"parent[{root}] = {root_parent}, "
+                              f"but the root must be its own parent",
+                              vertex=root)
+    return parents >= 0
+
+
+def tree_levels(kernel, parents, root, reached):
+    """Levels (hops from the root) of the tree, -1 where unreached; raise `cycle`.
+
+    `parents` must have passed `check_parents`.  See the module docstring for
+    the pointer jumping.
+    """
+    xp = array_module(parents)
+    n = parents.shape[0]
+    index_dtype = numpy.int32 if n <= 2**31 else numpy.int64
+    # Depths at most double each round: 2^(rounds) <= 4N must fit.
+    depth_dtype = numpy.int32 if n <= 2**29 else numpy.int64
+    ancestor = xp.where(reached, parents, xp.arange(n, dtype=index_dtype)).astype(index_dtype)
+    depth = reached.astype(depth_dtype)
+    depth[root] = 0
+    for _ in range(math.ceil(math.log2(n)) + 1):
+        next_ancestor = xp.take(ancestor, ancestor)
+        if not bool((next_ancestor != ancestor).any()):
+            break
+        depth += xp.take(depth, ancestor)
+        ancestor = next_ancestor
+    vertex = first_true(xp, reached & (ancestor != root))
+    if vertex is not None:
+        raise ValidationError(kernel, "cycle",
+                              f"the parent chain of vertex {vertex} does not reach the root {root}",
+                              vertex=vertex)
+    return xp.where(reached, depth, -1)
+
+
+def raise_reached_unreached(kernel, vg, reached, index):
+    """Raise `reached-unreached-edge` for the tuple at `index` of vg.src/vg.dst."""
+    u, v = vg.edge(index)
+    inside, outside = (u, v) if bool(reached[u]) else (v, u)
+    raise ValidationError(kernel, "reached-unreached-edge",
+                          f"input edge ({u}, {v}) joins reached vertex {inside} "
+                          f"to unreached vertex {outside}",
+                          vertex=outside, edge=(u, v))
+
+
+def first_unconfirmed(xp, reached, confirmed, root):
+    """The first reached vertex other than the root that is not confirmed, or None."""
+    unconfirmed = reached & ~confirmed
+    unconfirmed[root] = False
+    return first_true(xp, unconfirmed)

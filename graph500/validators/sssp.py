@@ -1,0 +1,184 @@
+"""Validate SSSP parents and float32 distances against the Graph500 v3 rules (spec section 9).
+
+Every distance comparison is made in float32: weights and distances are cast
+to float32 and dist[u] + w is a float32 sum, as in the reference.  Distances
+of unreached vertices are never read, so they may hold anything (inf, NaN).
+
+Rules, in the order they are checked (the first broken one is raised):
+
+1. ``parents-length``, ``parent-out-of-range``, ``root-not-self-parent``
+   (see `common.check_parents`), then ``distances-length`` (one distance per
+   vertex) and ``root-distance`` (dist[root] == 0).
+2. ``cycle``: a reached vertex whose parent chain does not reach the root
+   (pointer jumping, see `common.tree_levels`).
+3. One pass over the weighted input tuples (self-loops dropped), reporting
+   the first offending tuple: ``reached-unreached-edge`` (exactly one endpoint
+   reached), then ``distance-not-minimal`` (both reached and dist[v] >
+   dist[u] + w or dist[u] > dist[v] + w).
+4. ``unconfirmed-distance``: every reached vertex v other than the root must
+   be confirmed: joined to parent[v] by an input tuple, in either direction,
+   whose weight w gives dist[v] == dist[parent[v]] + w.  The first reached
+   unconfirmed vertex is reported.
+
+Steps 3-4 have two implementations with one meaning, both reporting the
+first offending tuple in `ValidationGraph` order and the first unconfirmed
+vertex: an array-generic one (NumPy or CuPy) that gathers both endpoints of
+every tuple and scatters the confirmations, and, for NumPy arrays, a fused
+parallel Numba pass over the vertices, each reading its tuples as first
+endpoint and, when still unconfirmed, its tuples as second endpoint
+(`ValidationGraph.incoming`); see `bfs` for the same scheme.
+
+Returns nedge (spec section 5, the same count as for BFS from that root), see
+`common.ValidationGraph`.
+"""
+
+import numba
+import numpy
+
+from ..errors import ValidationError
+from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
+                     first_true, first_unconfirmed, raise_reached_unreached, tree_levels,
+                     use_numba)
+
+KERNEL = "sssp"
+
+
+def validate_sssp(vg, root, parents, distances, *, engine="auto"):
+    """Check a shortest-path tree of `vg` from `root`; return nedge or raise ValidationError.
+
+    `parents`: integer array of length N, parents[v] = -1 for unreached v;
+    `distances`: float32 array of length N.  `engine`: "auto" (Numba for
+    NumPy arrays, array-generic otherwise), "numba" or "generic".
+    """
+    if vg.weights is None:
+        raise ValueError("SSSP validation needs a ValidationGraph built with weights")
+    xp = array_module(parents, distances, vg.src)
+    root = int(root)
+    reached = check_parents(KERNEL, vg, root, parents)
+    distances = check_distances(vg, root, distances)
+    tree_levels(KERNEL, parents, root, reached)
+    parents = parents.astype(vg.src.dtype, copy=False)
+    if use_numba(engine, xp):
+        dst_offsets, src_by_dst, weights_by_dst = vg.incoming()
+        chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, vg.weights, dst_offsets,
+                                         src_by_dst, weights_by_dst, parents, distances,
+                                         chunk_count())
+        reached_unreached, not_minimal, unconfirmed = earliest_per_rule(chunk_firsts)
+    else:
+        reached_unreached, not_minimal, unconfirmed = generic_edge_pass(xp, vg, root, reached,
+                                                                        parents, distances)
+    if reached_unreached is not None:
+        raise_reached_unreached(KERNEL, vg, reached, reached_unreached)
+    if not_minimal is not None:
+        raise_not_minimal(vg, distances, not_minimal)
+    if unconfirmed is not None:
+        parent = int(parents[unconfirmed])
+        raise ValidationError(KERNEL, "unconfirmed-distance",
+                              f"no input edge joins vertex {unconfirmed} to its parent {parent} "
+                              f"with a weight w giving dist {float32_text(distances[unconfirmed])}"
+                              f" == {float32_text(distances[parent])} + w",
+                              vertex=unconfirmed, edge=(unconfirmed, parent))
+    return vg.count_reached_tuples(reached)
+
+
+def float32_text(value):
+    """A float32 written with enough digits to tell it from its neighbours."""
+    return f"{float(value):.9g}"
+
+
+def check_distances(vg, root, distances):
+    """Check distances-length and root-distance; return the distances as float32."""
+    n = vg.num_vertices
+    if distances.ndim != 1 or distances.shape[0] != n:
+        raise ValidationError(KERNEL, "distances-length",
+                              f"the distance array has shape {distances.shape}, expected ({n},)")
+    distances = distances.astype(numpy.float32, copy=False)
+    if not bool(distances[root] == 0):
+        raise ValidationError(KERNEL, "root-distance",
+                              f"dist[{root}] = {float32_text(distances[root])}, "
+                              f"but the root's distance must be 0",
+                              vertex=root)
+    return distances
+
+
+def raise_not_minimal(vg, distances, index):
+    """Raise `distance-not-minimal` for the tuple at `index`, naming the vertex too far away."""
+    u, v = vg.edge(index)
+    weight = vg.weights[index]
+    if bool(distances[v] > distances[u] + weight):
+        near, far = u, v
+    else:
+        near, far = v, u
+    raise ValidationError(KERNEL, "distance-not-minimal",
+                          f"input edge ({u}, {v}) with weight {float32_text(weight)}: "
+                          f"dist[{far}] = {float32_text(distances[far])} > dist[{near}] + w = "
+                          f"{float32_text(distances[near] + weight)}",
+                          vertex=far, edge=(u, v))
+
+
+def generic_edge_pass(xp, vg, root, reached, parents, distances):
+    """Array-generic steps 3-4: first reached-unreached tuple, non-minimal one, unconfirmed vertex.
+
+    Each is an index, or None where nothing offends.
+    """
+    src_reached = xp.take(reached, vg.src)
+    dst_reached = xp.take(reached, vg.dst)
+    both_reached = src_reached & dst_reached
+    reached_unreached = first_true(xp, src_reached != dst_reached)
+    src_distance = xp.take(distances, vg.src)
+    dst_distance = xp.take(distances, vg.dst)
+    via_src = src_distance + vg.weights
+    via_dst = dst_distance + vg.weights
+    too_far = (dst_distance > via_src) | (src_distance > via_dst)
+    not_minimal = first_true(xp, both_reached & too_far)
+    src_confirmed = both_reached & (xp.take(parents, vg.src) == vg.dst) & (src_distance == via_dst)
+    dst_confirmed = both_reached & (xp.take(parents, vg.dst) == vg.src) & (dst_distance == via_src)
+    confirmed = xp.zeros(vg.num_vertices, dtype=bool)
+    confirmed[vg.src[src_confirmed]] = True
+    confirmed[vg.dst[dst_confirmed]] = True
+    return reached_unreached, not_minimal, first_unconfirmed(xp, reached, confirmed, root)
+
+
+@numba.njit(parallel=True, cache=True)
+def fused_vertex_pass(src_offsets, dst, weights, dst_offsets, src_by_dst, weights_by_dst,
+                      parents, distances, num_chunks):
+    """Numba steps 3-4: each chunk's first offender per rule, -1 where none.
+
+    Columns: reached-unreached-edge (tuple), distance-not-minimal (tuple),
+    unconfirmed-distance (vertex).
+    """
+    chunk_firsts = numpy.full((num_chunks, 3), -1, dtype=numpy.int64)
+    for chunk in numba.prange(num_chunks):
+        first_reached_unreached = -1
+        first_not_minimal = -1
+        first_unconfirmed_vertex = -1
+        for u in range(chunk_start(src_offsets, chunk, num_chunks),
+                       chunk_start(src_offsets, chunk + 1, num_chunks)):
+            parent_u = parents[u]
+            distance_u = distances[u]
+            confirmed = parent_u < 0 or parent_u == u  # unreached, or the root
+            for e in range(src_offsets[u], src_offsets[u + 1]):
+                v = dst[e]
+                parent_v = parents[v]
+                if parent_u < 0 or parent_v < 0:
+                    if (parent_u < 0) != (parent_v < 0) and first_reached_unreached < 0:
+                        first_reached_unreached = e
+                    continue
+                distance_v = distances[v]
+                via_u = distance_u + weights[e]
+                via_v = distance_v + weights[e]
+                if (distance_v > via_u or distance_u > via_v) and first_not_minimal < 0:
+                    first_not_minimal = e
+                confirmed |= v == parent_u and distance_u == via_v
+            if not confirmed:
+                via_parent = distances[parent_u]
+                for e in range(dst_offsets[u], dst_offsets[u + 1]):
+                    if src_by_dst[e] == parent_u and distance_u == via_parent + weights_by_dst[e]:
+                        confirmed = True
+                        break
+                if not confirmed and first_unconfirmed_vertex < 0:
+                    first_unconfirmed_vertex = u
+        chunk_firsts[chunk, 0] = first_reached_unreached
+        chunk_firsts[chunk, 1] = first_not_minimal
+        chunk_firsts[chunk, 2] = first_unconfirmed_vertex
+    return chunk_firsts
