@@ -31,10 +31,11 @@ raised):
   vertices are their own ancestor) and ``depth`` as 1 (0 at the root); each
   round adds the ancestor's depth and replaces the ancestor by the ancestor's
   ancestor, so after k rounds a vertex points 2^k steps up its chain or at the
-  root, which is its own parent.  Rounds stop at a fixed point; a valid tree
-  gets there within ceil(log2 N) + 1 rounds, since no chain is longer than
-  N - 1.  Any reached vertex whose ancestor is then not the root lies on or
-  leads into a cycle, or into an unreached vertex.
+  root, which is its own parent.  Rounds stop as soon as every reached
+  vertex's ancestor is the root; a valid tree gets there within
+  ceil(log2 N) rounds, since no chain is longer than N - 1, so after
+  ceil(log2 N) + 1 rounds any reached vertex whose ancestor is not the root
+  lies on or leads into a cycle, or into an unreached vertex.
 """
 
 import math
@@ -239,21 +240,24 @@ def tree_levels(kernel, parents, root, reached):
     index_dtype = numpy.int32 if n <= 2**31 else numpy.int64
     # Depths at most double each round: 2^(rounds) <= 4N must fit.
     depth_dtype = numpy.int32 if n <= 2**29 else numpy.int64
-    ancestor = xp.where(reached, parents, xp.arange(n, dtype=index_dtype)).astype(index_dtype)
+    unreached = ~reached
+    # An unreached vertex (parent -1) is its own ancestor, -1 + (v + 1), of depth 0.
+    ancestor = parents.astype(index_dtype) + unreached * (xp.arange(n, dtype=index_dtype) + 1)
     depth = reached.astype(depth_dtype)
     depth[root] = 0
+    pending = reached & (ancestor != root)
     for _ in range(math.ceil(math.log2(n)) + 1):
-        next_ancestor = xp.take(ancestor, ancestor)
-        if not bool((next_ancestor != ancestor).any()):
+        if not bool(pending.any()):
             break
         depth += xp.take(depth, ancestor)
-        ancestor = next_ancestor
-    vertex = first_true(xp, reached & (ancestor != root))
+        ancestor = xp.take(ancestor, ancestor)
+        pending = reached & (ancestor != root)
+    vertex = first_true(xp, pending)
     if vertex is not None:
         raise ValidationError(kernel, "cycle",
                               f"the parent chain of vertex {vertex} does not reach the root {root}",
                               vertex=vertex)
-    return xp.where(reached, depth, -1)
+    return depth - unreached
 
 
 def raise_reached_unreached(kernel, vg, reached, index):
