@@ -22,6 +22,34 @@ as C's ``printf`` for finite values.
 
 Blocks end with a newline after their last line: write them with
 ``sys.stdout.write(block)`` (or ``print(block, end="")``).
+
+After the official block come our own blocks, each under a ``#`` comment
+line: `energy_block` (GreenGraph500-style ``bfs  energy_J``,
+``bfs  mean_power_W``, ``bfs  TEPS_per_W``, the same for sssp, the meters
+summed and the idle power) and `extensions_block`.
+
+JSON run record, schema ``graph500-run/1``
+------------------------------------------
+One file per run (`record_filename` names it so that names sort by date),
+written atomically (`write_json_atomic`).  Keys, in this order:
+
+* ``schema`` -- ``"graph500-run/1"``; ``created`` -- UTC ISO 8601 time.
+* ``config`` -- the run's parameters; ``seeds``; ``roots`` -- the search keys.
+* ``machine`` -- `machine_info`: hostname, platform, CPUs, library versions.
+* ``graph_generation``, ``construction_time`` -- seconds.
+* ``bfs``, ``sssp`` -- per-search ``times``, ``nedges``, ``validate_times``
+  (None when validation was skipped); None for a pass that did not run.  A
+  traced run adds ``trace``: per search, a list of per-level dicts with
+  ``direction``, ``frontier``, ``edges`` and ``seconds``.
+* ``statistics`` -- per pass the `summary` of times, nedges and validation
+  times and the `teps_summary`.
+* ``extensions`` -- the extensions block's fields (``backend``, ``device``,
+  ``bfs_kernel``, ``sssp_kernel``, ``validation``, ...).
+* ``energy`` -- `graph500.energy.EnergyRun.record`: None for ``--energy off``.
+
+The version changes only when an existing key changes its meaning or shape.
+Keys added later (``energy``, ``bfs.trace``) keep ``/1``: readers treat a
+missing one as "not measured" and ignore keys they do not know.
 """
 
 import dataclasses
@@ -43,6 +71,7 @@ NAME_WIDTH = 32
 HMEAN_MARK = "!  "
 INVALID_RUN_LINE = "No results printed for invalid run."
 EXTENSIONS_HEADER = "# graph500 extensions (not part of the reference report)"
+ENERGY_HEADER = "# energy, GreenGraph500 style (not part of the reference report)"
 SCHEMA = "graph500-run/1"
 
 BFS_PREFIX = "bfs  "
@@ -172,6 +201,44 @@ def extensions_block(fields):
     return EXTENSIONS_HEADER + "\n" + render_lines(lines)
 
 
+def _energy_pass_lines(prefix, measured):
+    """The lines of one pass's energy window (see `graph500.energy.EnergyRun.record`)."""
+    return [
+        (f"{prefix}energy_J", measured["joules"], "g"),
+        (f"{prefix}mean_power_W", measured["mean_power_W"], "g"),
+        (f"{prefix}TEPS_per_W", measured["TEPS_per_W"], "g"),
+        (f"{prefix}energy_seconds", measured["seconds"], "g"),
+        (f"{prefix}energy_repetitions", measured["repetitions"], "int"),
+    ]
+
+
+def energy_lines(energy):
+    """The energy block as ``(name, value, kind)`` triples; none for ``energy`` None (off).
+
+    ``energy`` is the record's ``energy`` entry: per measured pass its energy,
+    mean power, TEPS per watt, window and repetitions, then the meters summed
+    (``none`` when no meter could be read), the idle power, and one
+    ``energy_unavailable`` line per meter kind that could not be read.
+    """
+    if energy is None:
+        return []
+    lines = []
+    for prefix, kind in ((BFS_PREFIX, "bfs"), (SSSP_PREFIX, "sssp")):
+        if energy.get(kind):
+            lines += _energy_pass_lines(prefix, energy[kind])
+    lines.append(("energy_meters", " + ".join(energy["meters"]) or "none", "str"))
+    if energy["idle_power_W"] is not None:
+        lines.append(("idle_power_W", energy["idle_power_W"], "g"))
+    lines += [("energy_unavailable", reason, "str") for reason in energy["unavailable"]]
+    return lines
+
+
+def energy_block(energy):
+    """The energy block under its comment line; ``""`` for ``energy`` None."""
+    lines = energy_lines(energy)
+    return ENERGY_HEADER + "\n" + render_lines(lines) if lines else ""
+
+
 # ---------------------------------------------------------------- JSON record
 
 def json_default(obj):
@@ -185,22 +252,32 @@ def json_default(obj):
     raise TypeError(f"object of type {type(obj).__name__} is not JSON serializable")
 
 
-def write_json_atomic(path, obj):
-    """Write ``obj`` as JSON to ``path`` atomically (temporary file + os.replace).
+def _new_file_mode():
+    """The mode ``open()`` gives a new file: 0o666 less the process's umask."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
 
-    The text is produced before any file is touched, so an object JSON cannot
-    encode leaves ``path`` as it was; any error while writing removes the
-    temporary file.  Parent directories are created.
+
+def write_atomic(path, data):
+    """Write ``data`` (str as UTF-8, or bytes) to ``path`` atomically.
+
+    A temporary file beside ``path`` is written, flushed to disk and renamed
+    over ``path`` (os.replace); any error removes the temporary file and
+    leaves ``path`` as it was.  Parent directories are created.  The file
+    gets the mode a plain ``open()`` would give it (mkstemp's is 0o600).
     """
-    text = json.dumps(obj, indent=2, sort_keys=False, default=json_default) + "\n"
+    if isinstance(data, str):
+        data = data.encode("utf-8")
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
                                suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        os.chmod(tmp, _new_file_mode())
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -210,6 +287,31 @@ def write_json_atomic(path, obj):
         except FileNotFoundError:
             pass
         raise
+
+
+def write_json_atomic(path, obj):
+    """Write ``obj`` as JSON to ``path`` atomically (see `write_atomic`).
+
+    The text is produced before any file is touched, so an object JSON cannot
+    encode leaves ``path`` as it was.
+    """
+    write_atomic(path, json.dumps(obj, indent=2, sort_keys=False, default=json_default) + "\n")
+
+
+def _filename_part(text):
+    """``text`` with anything but letters, digits, ``.``, ``_`` and ``-`` made ``_``."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in str(text))
+
+
+def record_filename(record):
+    """``<UTC time>-<backend>-scale<SCALE>.json``: names that sort by date.
+
+    For example ``20261101T093005Z-gpu-scale22.json``.
+    """
+    created = datetime.datetime.fromisoformat(record["created"]).astimezone(datetime.timezone.utc)
+    backend = record.get("extensions", {}).get("backend", "run")
+    return (f"{created:%Y%m%dT%H%M%SZ}-{_filename_part(backend)}-"
+            f"scale{int(record['config']['scale'])}.json")
 
 
 def _module_version(name):
@@ -263,12 +365,13 @@ def _pass_statistics(result):
 
 
 def run_record(*, config, roots, graph_generation, construction_time, bfs, sssp=None,
-               extensions=None, seeds=None):
-    """The JSON record of one run (schema ``graph500-run/1``).
+               extensions=None, seeds=None, energy=None):
+    """The JSON record of one run (schema ``graph500-run/1``, see the module docstring).
 
     ``seeds`` defaults to ``config["seeds"]`` when present.  ``bfs``/``sssp``
     are PassResult-like or None; each pass keeps all its per-root values and
-    ``statistics`` holds their `summary`/`teps_summary` dicts.
+    ``statistics`` holds their `summary`/`teps_summary` dicts.  ``energy`` is
+    `graph500.energy.EnergyRun.record`'s entry (None: not measured).
     """
     config = dict(config)
     if seeds is None:
@@ -286,4 +389,5 @@ def run_record(*, config, roots, graph_generation, construction_time, bfs, sssp=
         "sssp": _pass_record(sssp),
         "statistics": {"bfs": _pass_statistics(bfs), "sssp": _pass_statistics(sssp)},
         "extensions": dict(extensions or {}),
+        "energy": energy,
     }

@@ -237,3 +237,74 @@ def test_run_record_bfs_only():
                      bfs=PassResult([1.0, 2.0], [10, 20], [0.1, 0.2]), seeds=(1, 1))
     assert rec["sssp"] is None and rec["statistics"]["sssp"] is None
     assert rec["seeds"] == [1, 1]
+
+
+# ---------------------------------------------------------------- energy block
+
+ENERGY = {
+    "choice": "auto", "meters": ["NVML GPU 0 (NVIDIA H100 80GB HBM3)", "RAPL intel-rapl:0 (package-0)"],
+    "unavailable": [], "loop_seconds": 10.0, "idle_seconds": 3.0, "idle_power_W": 120.5,
+    "bfs": {"joules": 4012.5, "seconds": 10.03, "repetitions": 57, "mean_power_W": 400.0,
+            "TEPS_per_W": 2.5e7, "meter_joules": {}},
+    "sssp": None,
+}
+
+
+def test_energy_block_exact_text():
+    assert report.energy_block(ENERGY) == (
+        "# energy, GreenGraph500 style (not part of the reference report)\n"
+        "bfs  energy_J:                  4012.5\n"
+        "bfs  mean_power_W:              400\n"
+        "bfs  TEPS_per_W:                2.5e+07\n"
+        "bfs  energy_seconds:            10.03\n"
+        "bfs  energy_repetitions:        57\n"
+        "energy_meters:                  NVML GPU 0 (NVIDIA H100 80GB HBM3) + RAPL intel-rapl:0 (package-0)\n"
+        "idle_power_W:                   120.5\n")
+
+
+def test_energy_block_without_meters_says_why():
+    energy = {**ENERGY, "meters": [], "idle_power_W": None, "bfs": None,
+              "unavailable": ["nvml not available: NVML: Driver Not Loaded",
+                              "rapl not available: no RAPL zones under /sys/class/powercap"]}
+    assert report.energy_block(energy).splitlines()[1:] == [
+        "energy_meters:                  none",
+        "energy_unavailable:             nvml not available: NVML: Driver Not Loaded",
+        "energy_unavailable:             rapl not available: no RAPL zones under /sys/class/powercap"]
+
+
+def test_energy_block_off():
+    assert report.energy_block(None) == "" and report.energy_lines(None) == []
+
+
+def test_run_record_keeps_energy():
+    rec = run_record(config={}, roots=[1], graph_generation=1, construction_time=1,
+                     bfs=PassResult([1.0], [10], None), energy=ENERGY)
+    assert list(rec)[-2:] == ["extensions", "energy"] and rec["energy"] == ENERGY
+    assert rec["schema"] == "graph500-run/1"
+    assert run_record(config={}, roots=[1], graph_generation=1, construction_time=1,
+                      bfs=PassResult([1.0], [10], None))["energy"] is None
+
+
+# ---------------------------------------------------------------- files
+
+def test_write_atomic_bytes_and_text_with_a_plain_file_mode(tmp_path):
+    umask = os.umask(0o027)
+    try:
+        report.write_atomic(tmp_path / "a.png", b"\x89PNG")
+        report.write_atomic(tmp_path / "b.md", "é\n")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "a.png").read_bytes() == b"\x89PNG"
+    assert (tmp_path / "b.md").read_bytes() == "é\n".encode("utf-8")
+    assert {oct((tmp_path / name).stat().st_mode & 0o777) for name in ("a.png", "b.md")} == {oct(0o640)}
+
+
+def test_record_filename_sorts_by_date():
+    names = [report.record_filename({"created": created, "config": {"scale": 22},
+                                     "extensions": {"backend": backend}})
+             for created, backend in (("2026-11-01T09:30:05+00:00", "gpu"),
+                                      ("2026-11-01T10:30:05+01:00", "cpu"),
+                                      ("2026-10-31T23:59:59+00:00", "c/p u"))]
+    assert names == ["20261101T093005Z-gpu-scale22.json", "20261101T093005Z-cpu-scale22.json",
+                     "20261031T235959Z-c_p_u-scale22.json"]
+    assert sorted(names)[0] == names[2]
