@@ -1,0 +1,169 @@
+"""GPU BFS benchmark: per-kernel TEPS, construction and validation time, bottom-up bandwidth.
+
+    PYTHONPATH=. python benchmarks/gpu_bfs.py [--scales 20 22 24 26] [--roots 64] [--json PATH]
+
+For each SCALE (edgefactor 16, seeds 2 and 3, the reference's search keys):
+generate on the GPU backend, build the CSR on the device (construction
+time), prepare the validator on the device, then for each GPU BFS kernel run
+one untimed warm-up and one timed search per key, each validated on the
+device (all must pass), and report the harmonic mean TEPS as the Graph500
+report does, the kernel's own set-up time and the mean validation time.
+
+Bottom-up bandwidth: the direction-optimizing and bottom-up kernels are run
+again with per-level CUDA events (``trace=True``, not the timed runs) on up
+to 8 keys. A bottom-up level must move at least: the visited word read and
+the next-frontier word written per 32 vertices (8 bytes), both offsets of
+every scanned vertex (16), per neighbour read its label and its frontier word
+(4 + 4), and a parent per discovered vertex (4). Those bytes over the levels'
+time, against the device-to-device copy bandwidth measured in the same run
+(bytes read plus bytes written), show how close bottom-up runs to memory speed.
+"""
+
+import argparse
+import json
+import time
+
+import cupy
+import numpy as np
+
+from graph500 import kernels, stats
+from graph500.generators import roots as roots_module
+from graph500.kernels.gpu import bfs as gpu_bfs
+from graph500.kernels.gpu.backend import Backend
+from graph500.validators import ValidationGraph, validate_bfs
+
+EDGEFACTOR = 16
+SEEDS = (2, 3)
+PROFILED_ROOTS = 8
+COPY_BYTES = 1 << 30
+COPY_REPEATS = 10
+
+
+def copy_bandwidth():
+    """Device-to-device copy rate in bytes/s, counting bytes read plus bytes written."""
+    source = cupy.arange(COPY_BYTES // 4, dtype=np.uint32)
+    target = cupy.empty_like(source)
+    target[...] = source  # warm-up
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    for _ in range(COPY_REPEATS):
+        target[...] = source
+    end.record()
+    end.synchronize()
+    return 2 * COPY_BYTES * COPY_REPEATS / (cupy.cuda.get_elapsed_time(start, end) / 1e3)
+
+
+def bottom_up_level_bytes(level, num_words):
+    return 8 * num_words + 16 * level["scanned_vertices"] + 8 * level["scanned_edges"] + 4 * level["discovered"]
+
+
+def bottom_up_rate(kernel_class, graph, roots):
+    """``(bytes/s, levels)`` of the bottom-up levels of searches from the first roots."""
+    kernel = kernel_class(graph, trace=True)
+    num_words = (graph.num_vertices + 31) // 32
+    moved = seconds = levels = 0
+    for root in roots[:PROFILED_ROOTS]:
+        kernel.search(root)
+        for level in kernel.trace:
+            if level["direction"] == gpu_bfs.BOTTOM_UP:
+                moved += bottom_up_level_bytes(level, num_words)
+                seconds += level["seconds"]
+                levels += 1
+    return (moved / seconds if seconds else float("nan")), levels
+
+
+def run_kernel(backend, kernel_class, graph, validation_graph, roots):
+    start = time.perf_counter()
+    kernel = kernel_class(graph)
+    cupy.cuda.get_current_stream().synchronize()
+    setup = time.perf_counter() - start
+    kernel.search(roots[0])  # warm-up: compiles
+    times, nedges, validate_times = [], [], []
+    for root in roots:
+        parents, seconds = backend.timed(kernel.search, root)
+        start = time.perf_counter()
+        nedges.append(validate_bfs(validation_graph, root, parents))
+        validate_times.append(time.perf_counter() - start)
+        times.append(seconds)
+    return {
+        "kernel": kernel_class.name,
+        "harmonic_mean_teps": stats.teps_summary(times, nedges)["harmonic_mean"],
+        "median_time": float(np.median(times)),
+        "setup_seconds": setup,
+        "validate_seconds": float(np.mean(validate_times)),
+    }
+
+
+def run_scale(scale, kernel_names, num_roots, bandwidth, show_trace):
+    backend = Backend()
+    num_vertices = 1 << scale
+    start = time.perf_counter()
+    src, dst, weights = backend.generate(scale, EDGEFACTOR, *SEEDS)
+    generation = time.perf_counter() - start
+    del weights
+    start = time.perf_counter()
+    graph = backend.build(src, dst, num_vertices, None)
+    cupy.cuda.get_current_stream().synchronize()
+    construction = time.perf_counter() - start
+    has_edge = backend.incident_vertices(src, dst, num_vertices)
+    roots, _ = roots_module.search_keys(scale, *SEEDS, has_edge, num_roots)
+    roots = [int(root) for root in roots]
+    start = time.perf_counter()
+    validation_graph = ValidationGraph.from_edges(src, dst, num_vertices)
+    validation_setup = time.perf_counter() - start
+    del src, dst
+    rows = []
+    for name in kernel_names:
+        kernel_class = kernels.get("bfs", "gpu", name)
+        row = {"scale": scale, "generation_seconds": generation, "construction_seconds": construction,
+               "validation_setup_seconds": validation_setup, **run_kernel(backend, kernel_class, graph,
+                                                                         validation_graph, roots)}
+        if kernel_class.directions != gpu_bfs.TOP_DOWN:
+            rate, levels = bottom_up_rate(kernel_class, graph, roots)
+            row.update(bottom_up_bytes_per_second=rate, bottom_up_levels=levels,
+                       bottom_up_fraction_of_copy=rate / bandwidth)
+        rows.append(row)
+        print_row(row)
+    if show_trace:
+        print_trace(graph, roots[0])
+    return rows
+
+
+def print_row(row):
+    bottom_up = (f"{row['bottom_up_bytes_per_second'] / 1e9:8.0f} GB/s ({row['bottom_up_fraction_of_copy']:4.0%})"
+                 if "bottom_up_bytes_per_second" in row else " " * 20)
+    print(f"{row['scale']:5d}  {row['kernel']:26s} {row['harmonic_mean_teps'] / 1e9:9.2f} GTEPS  "
+          f"median {row['median_time'] * 1e3:8.3f} ms  construction {row['construction_seconds']:7.3f} s  "
+          f"validate {row['validate_seconds'] * 1e3:7.1f} ms/search  bottom-up {bottom_up}", flush=True)
+
+
+def print_trace(graph, root):
+    kernel = gpu_bfs.DirectionOptimizingBFS(graph, trace=True)
+    kernel.search(root)
+    for depth, level in enumerate(kernel.trace):
+        print(f"    level {depth:2d} {level['direction']:9s} frontier {level['frontier']:10d} "
+              f"discovered {level['discovered']:10d} scanned {level['scanned_edges']:11d} "
+              f"{level['seconds'] * 1e3:8.3f} ms", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scales", type=int, nargs="+", default=[20, 22, 24, 26])
+    parser.add_argument("--roots", type=int, default=64)
+    parser.add_argument("--kernels", nargs="+", default=kernels.available("bfs", "gpu"))
+    parser.add_argument("--trace", action="store_true", help="print the direction-optimizing levels of one search")
+    parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
+    args = parser.parse_args()
+    bandwidth = copy_bandwidth()
+    print(f"device: {Backend().describe()['device']}; copy bandwidth {bandwidth / 1e9:.0f} GB/s (read + write)",
+          flush=True)
+    rows = []
+    for scale in args.scales:
+        rows += run_scale(scale, args.kernels, args.roots, bandwidth, args.trace)
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump({"copy_bytes_per_second": bandwidth, "rows": rows}, handle, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""The GPU backend: how the harness generates, builds, times and sizes a run on an NVIDIA GPU.
+
+The same methods as the CPU backend (``graph500.kernels.cpu.backend``), on
+CuPy arrays: the edge list, the graph, the search outputs and the
+validator's arrays all stay in device memory; only the search keys' vertex
+flags and the report come to the host.
+
+- Generation: the reference-exact CPU generator, chunk by chunk, each chunk
+  copied to the device; labels are stored as int32 when ``N <= 2^31``.
+- Construction: the sort-based device builder (``gpu/build.py``).
+- Timing: CUDA events on the current stream, one recorded before the search's
+  first launch and one after it returns (its last act is the copy of the final
+  level's counters, after the parent array is complete), so a search's time
+  runs from its launch until its parent array is complete in device memory.
+  Copies for validation happen later and are not timed.
+- Memory planning: ``memory_estimate_bytes`` bounds a run's device memory at
+  its peak, which is while the validator prepares its copy of the edge list
+  (edge list, graph and the validator's sort at once); ``check_memory``
+  refuses a run that does not fit, naming needed and free memory.
+"""
+
+import numpy as np
+
+from graph500.errors import Graph500Error
+from graph500.generators import kronecker
+from graph500.kernels.graph import neighbor_dtype
+from graph500.kernels.gpu import build as gpu_build
+from graph500.kernels.gpu.runtime import cupy
+
+GENERATION_CHUNK_EDGES = 1 << 24
+
+# Device bytes per edge tuple at the run's peak, by owner.
+EDGE_LIST_BYTES = 4 + 4 + 4  # int32 labels, float32 weight
+GRAPH_BYTES = 2 * (4 + 4)  # two directed entries: neighbour, weight
+VALIDATION_SETUP_BYTES = 1 + 4 + 4 + 8 + 16  # mask, labels, sort order (int64), sort scratch
+# Device bytes per vertex: offsets, BFS queues, parents, bitmaps; validator offsets, counts, levels.
+PER_VERTEX_BYTES = 8 + 16 + 4 + 1 + 8 + 8 + 16
+
+
+def memory_estimate_bytes(scale, edgefactor):
+    """Peak device bytes of a run at this SCALE and edgefactor."""
+    num_tuples = edgefactor << scale
+    per_tuple = EDGE_LIST_BYTES + GRAPH_BYTES + VALIDATION_SETUP_BYTES
+    return num_tuples * per_tuple + (PER_VERTEX_BYTES << scale)
+
+
+def free_device_bytes():
+    """Free device memory plus what CuPy's memory pool holds unused."""
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    return free + cupy.get_default_memory_pool().free_bytes()
+
+
+def gpu_unavailable_reason():
+    """None when CuPy imports and sees a CUDA device; otherwise a one-line reason."""
+    if cupy is None:
+        return "CuPy is not installed (pip install 'graph500[gpu]')"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # CuPy raises several types when the driver or device is missing
+        return f"CUDA is unavailable ({type(error).__name__}: {error})"
+    return None if count else "CuPy sees no CUDA device"
+
+
+class Backend:
+    name = "gpu"
+    xp = cupy
+
+    def describe(self):
+        """Facts for the report's extensions block."""
+        device = cupy.cuda.Device()
+        properties = cupy.cuda.runtime.getDeviceProperties(device.id)
+        name = properties["name"].decode() if isinstance(properties["name"], bytes) else properties["name"]
+        total = device.mem_info[1]
+        return {
+            "device": f"{name}, {total / 2**30:.0f} GiB, compute capability {device.compute_capability}, "
+                      f"{properties['multiProcessorCount']} SMs",
+            "cuda_runtime": cupy.cuda.runtime.runtimeGetVersion(),
+            "cupy": cupy.__version__,
+        }
+
+    def check_memory(self, scale, edgefactor):
+        needed = memory_estimate_bytes(scale, edgefactor)
+        free = free_device_bytes()
+        if needed > free:
+            raise Graph500Error(
+                f"SCALE {scale} with edgefactor {edgefactor} needs about {needed / 2**30:.1f} GiB "
+                f"of device memory; {free / 2**30:.1f} GiB is free on the GPU"
+            )
+
+    def generate(self, scale, edgefactor, seed1, seed2, progress=None):
+        """The reference's edge list ``(src, dst, weights)`` on the device; ``progress(n)`` is told of each chunk."""
+        num_tuples = edgefactor << scale
+        label = neighbor_dtype(1 << scale)
+        src = cupy.empty(num_tuples, dtype=label)
+        dst = cupy.empty(num_tuples, dtype=label)
+        weights = cupy.empty(num_tuples, dtype=np.float32)
+        for start in range(0, num_tuples, GENERATION_CHUNK_EDGES):
+            stop = min(start + GENERATION_CHUNK_EDGES, num_tuples)
+            chunk = kronecker.generate_edges(scale, edgefactor, seed1, seed2, start, stop)
+            for device_array, host_array in zip((src, dst, weights), chunk):
+                device_array[start:stop].set(host_array.astype(device_array.dtype, copy=False))
+            if progress:
+                progress(stop - start)
+        return src, dst, weights
+
+    def generate_rmat(self, scale, edgefactor, probabilities, seed):
+        from graph500.generators import rmat
+
+        a, b, c, d = probabilities
+        return tuple(cupy.asarray(x) for x in rmat.generate_rmat(scale, edgefactor, a=a, b=b, c=c, d=d, seed=seed))
+
+    def build(self, src, dst, num_vertices, weights):
+        return gpu_build.build_csr(src, dst, num_vertices, weights)
+
+    def incident_vertices(self, src, dst, num_vertices):
+        """Host boolean array: vertices with an edge other than a self-loop."""
+        return gpu_build.incident_vertices(src, dst, num_vertices)
+
+    def timed(self, search, root):
+        """``(output, seconds)`` of one search: CUDA events from its launch until its output is complete."""
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        output = search(root)
+        end.record()
+        end.synchronize()
+        return output, cupy.cuda.get_elapsed_time(start, end) / 1e3

@@ -1,0 +1,296 @@
+// Kernel 2 on the GPU: the level kernels of the BFS (see bfs.py for the algorithm).
+//
+// Vertices are int (N <= 2^31); bitmaps are u32 words, bit v & 31 of word v >> 5.
+// Every level kernel adds to the level's counters (one atomic per block):
+
+typedef unsigned long long u64;
+typedef long long i64;
+typedef unsigned int u32;
+
+#define FRONTIER_SIZE 0     // vertices discovered by the level: the next frontier
+#define FRONTIER_EDGES 1    // the sum of their degrees
+#define FRONTIER_HUBS 2     // those of degree >= hub_degree
+#define LONG_QUEUE_SIZE 3   // bottom-up: vertices left for the warp-per-vertex pass
+#define SCANNED_VERTICES 4  // bottom-up: unvisited vertices that read their neighbours
+#define SCANNED_EDGES 5     // bottom-up: neighbours read
+#define NUM_COUNTERS 6
+
+#define THREADS 256
+#define WARPS (THREADS / 32)
+#define TOP_DOWN_ITEMS 4
+#define TOP_DOWN_TILE (THREADS * TOP_DOWN_ITEMS)
+#ifndef BOTTOM_UP_PROBES
+#define BOTTOM_UP_PROBES 2  // neighbours a bottom-up thread loads before testing them
+#endif
+#define FULL_MASK 0xFFFFFFFFu
+
+__device__ __forceinline__ bool test_bit(const u32* __restrict__ bitmap, int v) {
+    return (__ldg(&bitmap[v >> 5]) >> (v & 31)) & 1u;
+}
+
+__device__ __forceinline__ u32 degree_of(const i64* __restrict__ offsets, int v) {
+    return (u32)(offsets[v + 1] - offsets[v]);
+}
+
+// Per-thread sums of one level's discoveries, added to the counters once per block.
+struct LevelTally {
+    u64 values[NUM_COUNTERS];
+
+    __device__ LevelTally() {
+        for (int k = 0; k < NUM_COUNTERS; ++k) values[k] = 0;
+    }
+
+    // A vertex of the next frontier whose slot in it is already counted (top-down).
+    __device__ void queued(u32 degree, u32 hub_degree) {
+        values[FRONTIER_EDGES] += degree;
+        values[FRONTIER_HUBS] += degree >= hub_degree;
+    }
+
+    __device__ void discovered(u32 degree, u32 hub_degree) {
+        values[FRONTIER_SIZE] += 1;
+        queued(degree, hub_degree);
+    }
+
+    // Block-wide sum, then one atomicAdd per nonzero counter. All threads must call it.
+    __device__ void add_to(u64* counters) {
+        __shared__ u64 warp_sums[WARPS][NUM_COUNTERS];
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        for (int k = 0; k < NUM_COUNTERS; ++k) {
+            u64 value = values[k];
+            for (int delta = 16; delta; delta >>= 1) value += __shfl_down_sync(FULL_MASK, value, delta);
+            if (lane == 0) warp_sums[warp][k] = value;
+        }
+        __syncthreads();
+        if (threadIdx.x < NUM_COUNTERS) {
+            u64 total = 0;
+            for (int w = 0; w < WARPS; ++w) total += warp_sums[w][threadIdx.x];
+            if (total) atomicAdd(&counters[threadIdx.x], total);
+        }
+    }
+};
+
+// Start a search: parents -1 but the root's, visited = the vertices that are
+// never searched (no edges, or past N) plus the root, the queue = [root].
+extern "C" __global__ void __launch_bounds__(THREADS)
+start_search(int root, i64 num_vertices, int num_words, const u32* __restrict__ never_searched,
+             const i64* __restrict__ offsets, u32 hub_degree, int* __restrict__ parent, u32* __restrict__ visited,
+             int* __restrict__ queue, u32* __restrict__ queue_degree, u64* __restrict__ counters) {
+    const i64 stride = (i64)gridDim.x * THREADS;
+    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += stride)
+        parent[v] = v == root ? root : -1;
+    for (i64 w = blockIdx.x * (i64)THREADS + threadIdx.x; w < num_words; w += stride)
+        visited[w] = never_searched[w] | (w == (root >> 5) ? 1u << (root & 31) : 0u);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        const u32 degree = degree_of(offsets, root);
+        queue[0] = root;
+        queue_degree[0] = degree;
+        for (int k = 0; k < NUM_COUNTERS; ++k) counters[k] = 0;
+        counters[FRONTIER_SIZE] = 1;
+        counters[FRONTIER_EDGES] = degree;
+        counters[FRONTIER_HUBS] = degree >= hub_degree;
+    }
+}
+
+// The first index i of the sorted array with values[i] > key (size if none).
+__device__ __forceinline__ int upper_bound(const u64* __restrict__ values, int size, u64 key) {
+    int low = 0, high = size;
+    while (low < high) {
+        const int middle = (low + high) >> 1;
+        if (values[middle] <= key) low = middle + 1; else high = middle;
+    }
+    return low;
+}
+
+// Top-down level, edge-parallel. The frontier's edges are numbered 0 .. total_edges - 1
+// in queue order (edge_end: inclusive prefix sums of the frontier's degrees); block b
+// takes edges [b * TILE, (b + 1) * TILE). A tile spans at most TILE frontier vertices
+// (every frontier vertex has an edge), whose edge starts, CSR rows and labels the
+// block loads into shared memory; each edge finds its vertex by binary search there.
+// A vertex is claimed by the atomicOr that sets its visited bit; the block gathers its
+// claims in shared memory and appends them to the next queue with one atomicAdd.
+extern "C" __global__ void __launch_bounds__(THREADS)
+top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end, int queue_size, u64 total_edges,
+                const i64* __restrict__ offsets, const int* __restrict__ neighbors, u32 hub_degree,
+                u32* __restrict__ visited, int* __restrict__ parent, int* __restrict__ next_queue,
+                u32* __restrict__ next_degree, u64* __restrict__ counters) {
+    __shared__ u64 tile_edge_start[TOP_DOWN_TILE];
+    __shared__ i64 tile_row[TOP_DOWN_TILE];
+    __shared__ int tile_vertex[TOP_DOWN_TILE];
+    __shared__ int claimed_vertex[TOP_DOWN_TILE];
+    __shared__ u32 claimed_degree[TOP_DOWN_TILE];
+    __shared__ int first_index, tile_vertices;
+    __shared__ u32 claimed;
+    __shared__ u64 queue_base;
+
+    const u64 tile_begin = blockIdx.x * (u64)TOP_DOWN_TILE;
+    const u64 tile_end = min(tile_begin + TOP_DOWN_TILE, total_edges);
+    if (threadIdx.x == 0) {
+        const int first = upper_bound(edge_end, queue_size, tile_begin);
+        first_index = first;
+        tile_vertices = upper_bound(edge_end, queue_size, tile_end - 1) - first + 1;
+        claimed = 0;
+    }
+    __syncthreads();
+    const int first = first_index, count = tile_vertices;
+    for (int j = threadIdx.x; j < count; j += THREADS) {
+        const int u = queue[first + j];
+        tile_vertex[j] = u;
+        tile_row[j] = offsets[u];
+        tile_edge_start[j] = first + j ? edge_end[first + j - 1] : 0;
+    }
+    __syncthreads();
+
+    for (int item = 0; item < TOP_DOWN_ITEMS; ++item) {
+        const u64 e = tile_begin + item * THREADS + threadIdx.x;
+        if (e >= tile_end) break;
+        int low = 0, high = count - 1;  // the last j with tile_edge_start[j] <= e
+        while (low < high) {
+            const int middle = (low + high + 1) >> 1;
+            if (tile_edge_start[middle] <= e) low = middle; else high = middle - 1;
+        }
+        const int v = neighbors[tile_row[low] + (i64)(e - tile_edge_start[low])];
+        const u32 bit = 1u << (v & 31);
+        if (visited[v >> 5] & bit) continue;
+        if (atomicOr(&visited[v >> 5], bit) & bit) continue;
+        parent[v] = tile_vertex[low];
+        const u32 slot = atomicAdd(&claimed, 1u);
+        claimed_vertex[slot] = v;
+        claimed_degree[slot] = degree_of(offsets, v);
+    }
+    __syncthreads();
+    const u32 num_claimed = claimed;
+    if (threadIdx.x == 0 && num_claimed) queue_base = atomicAdd(&counters[FRONTIER_SIZE], (u64)num_claimed);
+    __syncthreads();
+    LevelTally tally;
+    for (u32 j = threadIdx.x; j < num_claimed; j += THREADS) {
+        next_queue[queue_base + j] = claimed_vertex[j];
+        next_degree[queue_base + j] = claimed_degree[j];
+        tally.queued(claimed_degree[j], hub_degree);
+    }
+    tally.add_to(counters);
+}
+
+// Bottom-up level, first pass. A warp takes a 32-vertex word of the visited bitmap;
+// each lane with an unvisited vertex reads up to `short_scan` of its neighbours,
+// BOTTOM_UP_PROBES at a time, and stops at the first one in the frontier. The warp
+// owns the word, so it updates visited and writes the next frontier's word without
+// atomics. Vertices with more neighbours left go to the long queue.
+extern "C" __global__ void __launch_bounds__(THREADS)
+bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
+               const u32* __restrict__ frontier, u32 short_scan, u32 hub_degree, u32* __restrict__ visited,
+               u32* __restrict__ next_frontier, int* __restrict__ parent, int* __restrict__ long_queue,
+               u64* __restrict__ counters) {
+    const int lane = threadIdx.x & 31;
+    const int num_warps = gridDim.x * WARPS;
+    LevelTally tally;
+    for (int word = blockIdx.x * WARPS + (threadIdx.x >> 5); word < num_words; word += num_warps) {
+        const u32 seen = visited[word];
+        u32 found_mask = 0;
+        if (seen != FULL_MASK) {
+            const int v = (word << 5) | lane;
+            bool found = false, more = false;
+            if (!((seen >> lane) & 1u)) {
+                const i64 begin = offsets[v], end = offsets[v + 1];
+                const i64 stop = min(end, begin + (i64)short_scan);
+                i64 e = begin;
+                for (; e < stop && !found; e += BOTTOM_UP_PROBES) {
+                    int candidate[BOTTOM_UP_PROBES];
+#pragma unroll
+                    for (int p = 0; p < BOTTOM_UP_PROBES; ++p) candidate[p] = e + p < stop ? neighbors[e + p] : -1;
+#pragma unroll
+                    for (int p = 0; p < BOTTOM_UP_PROBES; ++p)
+                        if (!found && candidate[p] >= 0 && test_bit(frontier, candidate[p])) {
+                            parent[v] = candidate[p];
+                            found = true;
+                        }
+                }
+                more = !found && stop < end;
+                tally.values[SCANNED_EDGES] += min(e, stop) - begin;
+                tally.values[SCANNED_VERTICES] += 1;
+                if (found) tally.discovered((u32)(end - begin), hub_degree);
+            }
+            found_mask = __ballot_sync(FULL_MASK, found);
+            const u32 more_mask = __ballot_sync(FULL_MASK, more);
+            if (more_mask) {
+                u64 base = 0;
+                if (lane == 0) base = atomicAdd(&counters[LONG_QUEUE_SIZE], (u64)__popc(more_mask));
+                base = __shfl_sync(FULL_MASK, base, 0);
+                if (more) long_queue[base + __popc(more_mask & ((1u << lane) - 1))] = v;
+            }
+            if (lane == 0 && found_mask) visited[word] = seen | found_mask;
+        }
+        if (lane == 0) next_frontier[word] = found_mask;
+    }
+    tally.add_to(counters);
+}
+
+// Bottom-up level, second pass: one warp per long-queue vertex reads its remaining
+// neighbours 32 at a time and stops at the first chunk with one in the frontier.
+// Runs after bottom_up_scan; words are shared among warps now, hence atomicOr.
+extern "C" __global__ void __launch_bounds__(THREADS)
+bottom_up_long(const int* __restrict__ long_queue, const i64* __restrict__ offsets,
+               const int* __restrict__ neighbors, const u32* __restrict__ frontier, u32 short_scan,
+               u32 hub_degree, u32* __restrict__ visited, u32* __restrict__ next_frontier,
+               int* __restrict__ parent, u64* __restrict__ counters) {
+    const int lane = threadIdx.x & 31;
+    const u64 num_long = counters[LONG_QUEUE_SIZE];
+    const u64 num_warps = (u64)gridDim.x * WARPS;
+    LevelTally tally;
+    for (u64 i = blockIdx.x * WARPS + (threadIdx.x >> 5); i < num_long; i += num_warps) {
+        const int v = long_queue[i];
+        const i64 begin = offsets[v], end = offsets[v + 1];
+        int found_parent = -1;
+        i64 chunk = begin + short_scan;
+        for (; chunk < end; chunk += 32) {
+            const i64 e = chunk + lane;
+            const int candidate = e < end ? neighbors[e] : -1;
+            const u32 hits = __ballot_sync(FULL_MASK, candidate >= 0 && test_bit(frontier, candidate));
+            if (hits) {
+                found_parent = __shfl_sync(FULL_MASK, candidate, __ffs(hits) - 1);
+                break;
+            }
+        }
+        if (lane == 0) {
+            tally.values[SCANNED_EDGES] += min(chunk + 32, end) - (begin + short_scan);
+            if (found_parent >= 0) {
+                parent[v] = found_parent;
+                atomicOr(&visited[v >> 5], 1u << (v & 31));
+                atomicOr(&next_frontier[v >> 5], 1u << (v & 31));
+                tally.discovered((u32)(end - begin), hub_degree);
+            }
+        }
+    }
+    tally.add_to(counters);
+}
+
+// Direction switch, top-down to bottom-up: set the queue's bits in a cleared bitmap.
+extern "C" __global__ void __launch_bounds__(THREADS)
+queue_to_bitmap(const int* __restrict__ queue, int queue_size, u32* __restrict__ bitmap) {
+    const int i = blockIdx.x * THREADS + threadIdx.x;
+    if (i < queue_size) atomicOr(&bitmap[queue[i] >> 5], 1u << (queue[i] & 31));
+}
+
+// Direction switch, bottom-up to top-down, first pass: the population of every bitmap word.
+extern "C" __global__ void __launch_bounds__(THREADS)
+count_bits(const u32* __restrict__ bitmap, int num_words, u32* __restrict__ word_counts) {
+    const int w = blockIdx.x * THREADS + threadIdx.x;
+    if (w < num_words) word_counts[w] = __popc(bitmap[w]);
+}
+
+// Second pass: each word writes its vertices, in order, from its rank (word_end:
+// inclusive prefix sums of the populations). The queue comes out sorted, without atomics.
+extern "C" __global__ void __launch_bounds__(THREADS)
+bitmap_to_queue(const u32* __restrict__ bitmap, int num_words, const u64* __restrict__ word_end,
+                const i64* __restrict__ offsets, int* __restrict__ queue, u32* __restrict__ queue_degree) {
+    const int w = blockIdx.x * THREADS + threadIdx.x;
+    if (w >= num_words) return;
+    u32 bits = bitmap[w];
+    u64 rank = word_end[w] - __popc(bits);
+    while (bits) {
+        const int v = (w << 5) | (__ffs(bits) - 1);
+        queue[rank] = v;
+        queue_degree[rank] = degree_of(offsets, v);
+        rank++;
+        bits &= bits - 1;
+    }
+}

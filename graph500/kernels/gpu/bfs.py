@@ -1,0 +1,268 @@
+"""Kernel 2 on the GPU: level-synchronous BFS, top-down, bottom-up and direction-optimizing.
+
+One engine (`LevelSynchronousBFS`), three registered kernels that differ only
+in how each level's direction is chosen:
+
+- ``gpu-top-down``: every level top-down.
+- ``gpu-bottom-up``: every level bottom-up.
+- ``gpu-direction-optimizing`` (default): top-down while the frontier is
+  small, bottom-up through the explosive middle levels, top-down again at the
+  tail (Beamer, Asanović, Patterson, "Direction-Optimizing Breadth-First
+  Search", SC 2012).
+
+Top-down level (edge-parallel, ``top_down_expand`` in ``bfs.cu``): the
+frontier is a queue of vertices with their degrees; an inclusive prefix sum
+of the degrees numbers the frontier's edges, and the grid is cut into tiles
+of edges, not of vertices, so a hub's edges spread over many blocks (the
+load-balanced search of Merrill, Garland, Grimshaw, "Scalable GPU Graph
+Traversal", PPoPP 2012, and of moderngpu). A block finds the frontier
+vertices its tile spans, stages their rows in shared memory and maps each
+edge to its vertex by binary search there. A vertex is claimed by the
+``atomicOr`` that sets its bit in the visited bitmap, so the next queue has
+no duplicates; the block appends its claims with one atomic add.
+
+Bottom-up level (``bottom_up_scan``, ``bottom_up_long``): visited and frontier
+are bitmaps (N/8 bytes each, in L2 at SCALE 26). A warp takes a 32-vertex
+word of the visited bitmap; each unvisited vertex's lane reads its
+neighbours, a few at a time, and stops at the first in the frontier (early
+exit); the warp owns the word, so visited and the next frontier's word are
+written without atomics. A vertex with more than ``short_scan`` neighbours
+left unread goes to a queue that a second kernel works through one warp per
+vertex, 32 neighbours at a time. Vertices without edges are marked visited
+once and for all at construction, so they cost one bit per search.
+
+Direction changes: top-down to bottom-up sets the queue's bits in a cleared
+bitmap; bottom-up to top-down compacts the frontier bitmap into a queue
+through a prefix sum of word populations, so the queue comes out sorted and
+without atomics (as Enterprise does at its switch level: Liu and Huang,
+"Enterprise: Breadth-First Graph Traversal on GPUs", SC 2015).
+
+Switching rules (``switch_rule``):
+
+- ``"beamer"`` (default): go bottom-up when the frontier's edges ``m_f``
+  exceed ``m_u / alpha`` (``m_u``: edges of unvisited vertices); go back
+  top-down when the frontier has shrunk and holds fewer than ``N / beta``
+  vertices.
+- ``"hub-share"``: go bottom-up once the frontier holds more than
+  ``hub_share`` of the graph's hubs (vertices of degree >= ``hub_degree``),
+  after Enterprise's observation that hubs entering the frontier mark the
+  explosive level; go back top-down by Beamer's beta rule.
+
+Host work per level: one reset of the counters, the level's kernels, and one
+copy of six 64-bit counters to pinned host memory (frontier size, its edges,
+its hubs, long-queue size, vertices and edges scanned bottom-up), which is
+the level's only synchronisation. No Python loop touches vertices or edges.
+
+Data structures (N vertices, W = ceil(N / 32) words): ``parent`` int32 (the
+output, -1 unreached); bitmaps ``visited``, ``frontier``, ``next_frontier``
+and ``never_searched`` (W uint32 each); two queues of vertices with their
+degrees (int32 and uint32, N each; a bottom-up level borrows the idle one as
+its long queue); prefix sums (uint64).
+
+Tunables (constructor arguments): ``alpha`` (ALPHA), ``beta`` (BETA),
+``switch_rule``, ``hub_share`` (HUB_SHARE), ``hub_degree`` (HUB_DEGREE),
+``short_scan`` (SHORT_SCAN: neighbours a bottom-up thread reads before its
+vertex goes to the warp-per-vertex pass), ``trace`` (time each level with
+CUDA events and keep ``self.trace``; off for timed runs).
+"""
+
+import numpy as np
+
+from graph500.kernels import register
+from graph500.kernels.gpu import runtime
+from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
+
+ALPHA = 14.0
+BETA = 24.0
+HUB_SHARE = 0.3
+HUB_DEGREE = 256
+SHORT_SCAN = 32
+SWITCH_RULES = ("beamer", "hub-share")
+
+TOP_DOWN, BOTTOM_UP = "top-down", "bottom-up"
+THREADS = 256  # bfs.cu's THREADS
+TOP_DOWN_TILE = 256 * 4  # bfs.cu's TOP_DOWN_TILE
+# bfs.cu's counters
+FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS, LONG_QUEUE_SIZE, SCANNED_VERTICES, SCANNED_EDGES = range(6)
+NUM_COUNTERS = 6
+
+
+def _kernel(name):
+    return runtime.kernel("bfs", name)
+
+
+class LevelSynchronousBFS:
+    """The GPU BFS engine; subclasses fix ``directions`` to TOP_DOWN, BOTTOM_UP or None (switching)."""
+
+    kind = "bfs"
+    backend = "gpu"
+    directions = None
+
+    def __init__(self, graph, *, alpha=ALPHA, beta=BETA, switch_rule="beamer", hub_share=HUB_SHARE,
+                 hub_degree=HUB_DEGREE, short_scan=SHORT_SCAN, trace=False):
+        if switch_rule not in SWITCH_RULES:
+            raise ValueError(f"switch_rule must be one of {SWITCH_RULES}, not {switch_rule!r}")
+        self.graph = graph
+        self.alpha, self.beta = float(alpha), float(beta)
+        self.switch_rule, self.hub_share, self.hub_degree = switch_rule, float(hub_share), int(hub_degree)
+        self.short_scan = int(short_scan)
+        self.record_trace = trace
+        self.trace = []
+        n = graph.num_vertices
+        self._num_words = (n + 31) // 32
+        degrees = cupy.diff(graph.offsets)
+        self._never_searched = _bitmap(degrees == 0, self._num_words)
+        self._num_hubs = int((degrees >= self.hub_degree).sum())
+        del degrees
+        self._visited = cupy.empty(self._num_words, dtype=np.uint32)
+        self._frontier = cupy.empty(self._num_words, dtype=np.uint32)
+        self._next_frontier = cupy.empty(self._num_words, dtype=np.uint32)
+        self._queue = cupy.empty(max(n, 1), dtype=np.int32)
+        self._queue_degree = cupy.empty(max(n, 1), dtype=np.uint32)
+        self._next_queue = cupy.empty(max(n, 1), dtype=np.int32)
+        self._next_degree = cupy.empty(max(n, 1), dtype=np.uint32)
+        self._word_counts = cupy.empty(self._num_words, dtype=np.uint32)
+        self._counters = runtime.DeviceCounters(NUM_COUNTERS)
+        self._scan_grid = runtime.persistent_blocks(_kernel("bottom_up_scan"), THREADS, self._num_words * 32)
+        self._long_grid = runtime.persistent_blocks(_kernel("bottom_up_long"), THREADS)
+
+    def search(self, root):
+        """The parent array (int32 CuPy array, -1 for unreached) of a BFS from ``root``."""
+        graph = self.graph
+        parent = cupy.empty(graph.num_vertices, dtype=np.int32)
+        start = _kernel("start_search")
+        start((runtime.persistent_blocks(start, THREADS, graph.num_vertices),), (THREADS,),
+              (i32(root), i64(graph.num_vertices), i32(self._num_words), self._never_searched, graph.offsets,
+               u32(self.hub_degree), parent, self._visited, self._queue, self._queue_degree, self._counters.device))
+        counts = self._counters.read()
+        size, edges, hubs = (int(counts[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS))
+        unexplored = graph.num_edges - edges
+        direction = self.directions or TOP_DOWN
+        if direction == BOTTOM_UP:
+            self._queue_to_bitmap(size)
+        previous_size = 0
+        self.trace = []
+        while size:
+            wanted = self._choose_direction(direction, size, edges, hubs, unexplored, previous_size)
+            if wanted != direction:
+                if wanted == BOTTOM_UP:
+                    self._queue_to_bitmap(size)
+                else:
+                    self._bitmap_to_queue()
+                direction = wanted
+            events = _level_events() if self.record_trace else None
+            self._counters.reset()
+            if direction == TOP_DOWN:
+                self._top_down_level(parent, size, edges)
+            else:
+                self._bottom_up_level(parent)
+            if events:
+                events[1].record()
+            counts = self._counters.read()
+            if events:
+                self.trace.append(_trace_entry(direction, size, counts, events))
+            previous_size = size
+            size, edges, hubs = (int(counts[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS))
+            unexplored -= edges
+        return parent
+
+    def _choose_direction(self, direction, size, edges, hubs, unexplored, previous_size):
+        """The direction of the next level: the subclass's, or by the switching rule."""
+        if self.directions:
+            return self.directions
+        if direction == TOP_DOWN:
+            if self.switch_rule == "beamer":
+                go_bottom_up = edges > unexplored / self.alpha
+            else:
+                go_bottom_up = hubs > self.hub_share * self._num_hubs
+            return BOTTOM_UP if go_bottom_up else TOP_DOWN
+        go_top_down = size < previous_size and size < self.graph.num_vertices / self.beta
+        return TOP_DOWN if go_top_down else BOTTOM_UP
+
+    def _top_down_level(self, parent, size, edges):
+        graph = self.graph
+        if edges:
+            edge_end = cupy.cumsum(self._queue_degree[:size], dtype=np.uint64)
+            _kernel("top_down_expand")(
+                (runtime.blocks_for(edges, TOP_DOWN_TILE),), (THREADS,),
+                (self._queue, edge_end, i32(size), u64(edges), graph.offsets, graph.neighbors,
+                 u32(self.hub_degree), self._visited, parent, self._next_queue, self._next_degree,
+                 self._counters.device))
+        self._queue, self._next_queue = self._next_queue, self._queue
+        self._queue_degree, self._next_degree = self._next_degree, self._queue_degree
+
+    def _bottom_up_level(self, parent):
+        graph = self.graph
+        long_queue = self._next_queue  # idle while bottom-up
+        _kernel("bottom_up_scan")(
+            (self._scan_grid,), (THREADS,),
+            (i32(self._num_words), graph.offsets, graph.neighbors, self._frontier, u32(self.short_scan),
+             u32(self.hub_degree), self._visited, self._next_frontier, parent, long_queue, self._counters.device))
+        _kernel("bottom_up_long")(
+            (self._long_grid,), (THREADS,),
+            (long_queue, graph.offsets, graph.neighbors, self._frontier, u32(self.short_scan), u32(self.hub_degree),
+             self._visited, self._next_frontier, parent, self._counters.device))
+        self._frontier, self._next_frontier = self._next_frontier, self._frontier
+
+    def _queue_to_bitmap(self, size):
+        """Top-down to bottom-up: the frontier queue becomes the frontier bitmap."""
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memsetAsync(self._frontier.data.ptr, 0, self._frontier.nbytes, stream.ptr)
+        _kernel("queue_to_bitmap")((runtime.blocks_for(size, THREADS),), (THREADS,),
+                                   (self._queue, i32(size), self._frontier))
+
+    def _bitmap_to_queue(self):
+        """Bottom-up to top-down: the frontier bitmap becomes a sorted queue with degrees."""
+        blocks = (runtime.blocks_for(self._num_words, THREADS),)
+        _kernel("count_bits")(blocks, (THREADS,), (self._frontier, i32(self._num_words), self._word_counts))
+        word_end = cupy.cumsum(self._word_counts, dtype=np.uint64)
+        _kernel("bitmap_to_queue")(blocks, (THREADS,), (self._frontier, i32(self._num_words), word_end,
+                                                        self.graph.offsets, self._queue, self._queue_degree))
+
+
+def _bitmap(flags, num_words):
+    """Pack booleans into uint32 words, bit v & 31 of word v >> 5; bits past the end are set."""
+    padded = cupy.ones(num_words * 32, dtype=np.bool_)
+    padded[:flags.shape[0]] = flags
+    return cupy.packbits(padded, bitorder="little").view(np.uint32)
+
+
+def _level_events():
+    events = (cupy.cuda.Event(), cupy.cuda.Event())
+    events[0].record()
+    return events
+
+
+def _trace_entry(direction, size, counts, events):
+    return {
+        "direction": direction,
+        "frontier": size,
+        "discovered": int(counts[FRONTIER_SIZE]),
+        "discovered_edges": int(counts[FRONTIER_EDGES]),
+        "scanned_vertices": int(counts[SCANNED_VERTICES]),
+        "scanned_edges": int(counts[SCANNED_EDGES]),
+        "seconds": cupy.cuda.get_elapsed_time(*events) / 1e3,
+    }
+
+
+@register()
+class TopDownBFS(LevelSynchronousBFS):
+    """Every level top-down, edge-parallel."""
+
+    name = "gpu-top-down"
+    directions = TOP_DOWN
+
+
+@register()
+class BottomUpBFS(LevelSynchronousBFS):
+    """Every level bottom-up, on bitmaps."""
+
+    name = "gpu-bottom-up"
+    directions = BOTTOM_UP
+
+
+@register(default=True)
+class DirectionOptimizingBFS(LevelSynchronousBFS):
+    """Top-down or bottom-up per level, by the switching rule."""
+
+    name = "gpu-direction-optimizing"

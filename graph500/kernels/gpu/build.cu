@@ -1,0 +1,182 @@
+// Kernel 1 on the GPU: edge tuples to the undirected CSR graph (see build.py for the algorithm).
+//
+// Templates over the label type of the input tuples (int or long long) are
+// instantiated by name from build.py. Keys are 64-bit: row << 32 | neighbour.
+
+typedef unsigned long long u64;
+typedef long long i64;
+typedef unsigned int u32;
+
+#define THREADS 256
+#define WARPS (THREADS / 32)
+#define SCAN_ITEMS 8
+#define SCAN_TILE (THREADS * SCAN_ITEMS)
+#define INFINITY_BITS 0x7F800000u  // larger patterns: NaN, or a sign bit (negative, -0.0)
+
+// Errors found in the tuples: [0] labels out of range, [1] bad weights.
+#define ERROR_LABEL 0
+#define ERROR_WEIGHT 1
+
+__device__ __forceinline__ u32 warp_inclusive_scan(u32 value) {
+    const int lane = threadIdx.x & 31;
+    for (int delta = 1; delta < 32; delta <<= 1) {
+        u32 other = __shfl_up_sync(0xFFFFFFFFu, value, delta);
+        if (lane >= delta) value += other;
+    }
+    return value;
+}
+
+// Exclusive prefix sum of one value per thread over the block; `total` gets the block's sum.
+__device__ __forceinline__ u32 block_exclusive_scan(u32 value, u32* total) {
+    __shared__ u32 warp_sums[WARPS];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    u32 inclusive = warp_inclusive_scan(value);
+    if (lane == 31) warp_sums[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+        u32 sum = lane < WARPS ? warp_sums[lane] : 0;
+        u32 scanned = warp_inclusive_scan(sum);
+        if (lane < WARPS) warp_sums[lane] = scanned - sum;
+        if (lane == WARPS - 1) *total = scanned;
+    }
+    __syncthreads();
+    u32 result = warp_sums[warp] + inclusive - value;
+    __syncthreads();
+    return result;
+}
+
+// Step 1: per block, count the directed entries falling in each row bucket
+// (bucket = row >> bucket_shift) into block_counts[block * num_buckets + bucket];
+// count tuples with labels out of range and non-self-loops with bad weights.
+template <typename Label>
+__global__ void __launch_bounds__(THREADS)
+count_buckets(const Label* __restrict__ src, const Label* __restrict__ dst, const u32* __restrict__ weight_bits,
+              i64 num_tuples, i64 num_vertices, int bucket_shift, int num_buckets,
+              u32* __restrict__ block_counts, u64* __restrict__ errors) {
+    extern __shared__ u32 histogram[];
+    for (int b = threadIdx.x; b < num_buckets; b += THREADS) histogram[b] = 0;
+    __syncthreads();
+    u32 bad_labels = 0, bad_weights = 0;
+    for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
+        i64 u = src[i], v = dst[i];
+        if (u < 0 || v < 0 || u >= num_vertices || v >= num_vertices) {
+            bad_labels++;
+            continue;
+        }
+        if (u == v) continue;
+        if (weight_bits != nullptr && weight_bits[i] > INFINITY_BITS) bad_weights++;
+        atomicAdd(&histogram[u >> bucket_shift], 1u);
+        atomicAdd(&histogram[v >> bucket_shift], 1u);
+    }
+    if (bad_labels) atomicAdd(&errors[ERROR_LABEL], (u64)bad_labels);
+    if (bad_weights) atomicAdd(&errors[ERROR_WEIGHT], (u64)bad_weights);
+    __syncthreads();
+    for (int b = threadIdx.x; b < num_buckets; b += THREADS)
+        block_counts[(i64)blockIdx.x * num_buckets + b] = histogram[b];
+}
+
+// Step 2: write each directed entry's key into its bucket, at the cursor this
+// block owns there (block_cursors[block * num_buckets + bucket]). Must run with
+// the grid of count_buckets, so that every block sees the same tuples.
+template <typename Label>
+__global__ void __launch_bounds__(THREADS)
+scatter_keys(const Label* __restrict__ src, const Label* __restrict__ dst, i64 num_tuples, int bucket_shift,
+             int num_buckets, const u64* __restrict__ block_cursors, u64* __restrict__ keys) {
+    extern __shared__ u32 placed[];  // entries this block has placed in each bucket so far
+    for (int b = threadIdx.x; b < num_buckets; b += THREADS) placed[b] = 0;
+    __syncthreads();
+    const u64* cursors = block_cursors + (i64)blockIdx.x * num_buckets;
+    for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
+        u64 u = (u64)src[i], v = (u64)dst[i];
+        if (u == v) continue;
+        int bucket_u = (int)(u >> bucket_shift), bucket_v = (int)(v >> bucket_shift);
+        keys[cursors[bucket_u] + atomicAdd(&placed[bucket_u], 1u)] = (u << 32) | v;
+        keys[cursors[bucket_v] + atomicAdd(&placed[bucket_v], 1u)] = (v << 32) | u;
+    }
+}
+
+__device__ __forceinline__ bool starts_run(const u64* keys, u64 i) {
+    return i == 0 || keys[i] != keys[i - 1];
+}
+
+// Step 3a: unique keys (first of each run of equal keys) in each tile of SCAN_TILE sorted keys.
+extern "C" __global__ void __launch_bounds__(THREADS)
+count_unique(const u64* __restrict__ keys, u64 num_keys, u32* __restrict__ tile_counts) {
+    const u64 first = blockIdx.x * (u64)SCAN_TILE + threadIdx.x * SCAN_ITEMS;
+    u32 count = 0;
+    for (int k = 0; k < SCAN_ITEMS; ++k)
+        if (first + k < num_keys && starts_run(keys, first + k)) count++;
+    __shared__ u32 total;
+    block_exclusive_scan(count, &total);
+    if (threadIdx.x == 0) tile_counts[blockIdx.x] = total;
+}
+
+// Step 3b: write the neighbour of every unique key at its rank, and offsets[r]
+// for every row r: the rank of its first entry (rows without entries get the
+// next row's). tile_inclusive: inclusive prefix sums of count_unique's counts.
+extern "C" __global__ void __launch_bounds__(THREADS)
+write_unique(const u64* __restrict__ keys, u64 num_keys, const u64* __restrict__ tile_inclusive,
+             i64 num_vertices, i64* __restrict__ offsets, int* __restrict__ neighbors) {
+    const u64 first = blockIdx.x * (u64)SCAN_TILE + threadIdx.x * SCAN_ITEMS;
+    u32 unique_flags = 0, count = 0;
+    for (int k = 0; k < SCAN_ITEMS; ++k)
+        if (first + k < num_keys && starts_run(keys, first + k)) {
+            unique_flags |= 1u << k;
+            count++;
+        }
+    __shared__ u32 block_total;
+    u64 rank = (blockIdx.x ? tile_inclusive[blockIdx.x - 1] : 0) + block_exclusive_scan(count, &block_total);
+    for (int k = 0; k < SCAN_ITEMS; ++k) {
+        if (!((unique_flags >> k) & 1u)) continue;
+        const u64 i = first + k, key = keys[i];
+        neighbors[rank] = (int)(key & 0xFFFFFFFFu);
+        const i64 row = (i64)(key >> 32), previous_row = i ? (i64)(keys[i - 1] >> 32) : -1;
+        for (i64 r = previous_row + 1; r <= row; ++r) offsets[r] = (i64)rank;
+        rank++;
+    }
+    const u64 last = num_keys - 1;
+    if (first <= last && last < first + SCAN_ITEMS) {
+        const u64 total = tile_inclusive[gridDim.x - 1];
+        for (i64 r = (i64)(keys[last] >> 32) + 1; r <= num_vertices; ++r) offsets[r] = (i64)total;
+    }
+}
+
+// Position of `target` in the sorted run neighbors[begin:end] (it is there).
+__device__ __forceinline__ i64 find_neighbor(const int* neighbors, i64 begin, i64 end, int target) {
+    while (end - begin > 1) {
+        const i64 middle = begin + ((end - begin) >> 1);
+        if (neighbors[middle] <= target) begin = middle; else end = middle;
+    }
+    return begin;
+}
+
+// Step 4 (weighted): every CSR entry gets the least weight of the tuples that
+// gave it. out_bits starts at all ones; non-negative float bit patterns order
+// like the values, so an unsigned atomicMin on the bits is a min on the weights.
+template <typename Label>
+__global__ void __launch_bounds__(THREADS)
+min_weights(const Label* __restrict__ src, const Label* __restrict__ dst, const u32* __restrict__ weight_bits,
+            i64 num_tuples, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
+            u32* __restrict__ out_bits) {
+    for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
+        const int u = (int)src[i], v = (int)dst[i];
+        if (u == v) continue;
+        const u32 bits = weight_bits[i];
+        atomicMin(&out_bits[find_neighbor(neighbors, offsets[u], offsets[u + 1], v)], bits);
+        atomicMin(&out_bits[find_neighbor(neighbors, offsets[v], offsets[v + 1], u)], bits);
+    }
+}
+
+// For the search keys: has_edge[v] = 1 for both endpoints of every tuple that is not a self-loop.
+template <typename Label>
+__global__ void __launch_bounds__(THREADS)
+mark_incident(const Label* __restrict__ src, const Label* __restrict__ dst, i64 num_tuples,
+              unsigned char* __restrict__ has_edge) {
+    for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
+        const Label u = src[i], v = dst[i];
+        if (u != v) {
+            has_edge[u] = 1;
+            has_edge[v] = 1;
+        }
+    }
+}

@@ -1,0 +1,199 @@
+"""Kernel 1 on the GPU: build the undirected CSR graph from the edge tuples, on the device.
+
+Semantics are the CPU builder's (``graph500.kernels.cpu.build``) and so is the
+result, array for array: every tuple (u, v) with u != v gives the directed
+entries u->v and v->u; self-loops are dropped; duplicates are kept once, with
+the minimum weight; every row is sorted by neighbour.
+
+Algorithm: a bucketed radix sort of 64-bit keys ``row << 32 | neighbour``
+(CUDA C++ in ``build.cu``; the sorts are CuPy's radix sort).
+
+1. Count. The tuples are cut among the blocks of a persistent grid; each
+   block counts its directed entries per bucket (``2^bucket_shift``
+   consecutive rows) in a shared-memory histogram and writes its row of a
+   (block, bucket) table. Labels out of range and bad weights are counted.
+2. Scatter. Prefix sums over the table, bucket-major, give every block a
+   private cursor in every bucket's region; the block writes each entry's key
+   there (shared-memory atomics within the block, none across blocks).
+3. Sort each bucket's keys. Buckets are in row order, so the whole key array
+   is then sorted; a bucket holds at most about ``BUCKET_ENTRIES`` keys, which
+   bounds the sort's scratch memory and keeps every sort under 2^31 keys.
+4. Compact. Per tile of sorted keys, count the unique ones (first of a run of
+   equal keys); a prefix sum over tiles gives each tile's first rank; each tile
+   writes its unique neighbours at their ranks and, at every row's first
+   entry, ``offsets`` for that row and the empty rows before it.
+5. Weights (weighted graphs): every tuple finds its two entries by binary
+   search in their rows and lowers their weight bits with an atomic min
+   (non-negative float32 bit patterns order like the values).
+
+Memory beyond the inputs: keys 16 bytes per tuple, one bucket's sort scratch
+(``8 * BUCKET_ENTRIES`` bytes), then the result (neighbours 8 bytes per tuple,
+weights 8 more, offsets 8 per vertex) while the keys are still held: at most
+``build_memory_bytes``.
+
+Tunables: ``BUCKET_ENTRIES`` (keys per sorted bucket), ``MAX_BUCKETS`` (bound
+on the shared-memory histogram).
+"""
+
+import operator
+
+import numpy as np
+
+from graph500.kernels.graph import CSRGraph
+from graph500.kernels.gpu import runtime
+from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
+
+BUCKET_ENTRIES = 1 << 27
+MAX_BUCKETS = 1024
+MAX_VERTICES = 2**31  # int32 neighbours, 32-bit rows in the keys
+
+THREADS = 256  # build.cu's THREADS
+SCAN_TILE = 256 * 8  # build.cu's SCAN_TILE
+_ALL_ONES = 0xFFFFFFFF
+_LABEL_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+_TEMPLATES = ("count_buckets", "scatter_keys", "min_weights", "mark_incident")
+_INSTANCES = tuple(f"{template}<{label}>" for template in _TEMPLATES for label in _LABEL_TYPES.values())
+
+
+def build_csr(src, dst, num_vertices, weights=None):
+    """The CSR graph of tuples ``(src[i], dst[i])`` with labels in ``[0, num_vertices)``, on the device.
+
+    ``src``, ``dst``: integer arrays (NumPy or CuPy); ``weights``: float32 per
+    tuple, non-negative, or None. Returns a `CSRGraph` of CuPy arrays. Raises
+    ValueError for labels out of range, bad weights or mismatched lengths.
+    """
+    num_vertices, src, dst, weight_bits = _checked_inputs(src, dst, num_vertices, weights)
+    label = _LABEL_TYPES[src.dtype]
+    num_tuples = src.shape[0]
+    bucket_shift, num_buckets = _buckets(num_tuples, num_vertices)
+    count_kernel, scatter_kernel = _kernel("count_buckets", label), _kernel("scatter_keys", label)
+    grid = min(runtime.persistent_blocks(count_kernel, THREADS, num_tuples),
+               runtime.persistent_blocks(scatter_kernel, THREADS))
+    shared_bytes = 4 * num_buckets
+
+    block_counts = cupy.empty((grid, num_buckets), dtype=np.uint32)
+    errors = cupy.zeros(2, dtype=np.uint64)
+    count_kernel(
+        (grid,), (THREADS,),
+        (src, dst, runtime.NULL if weight_bits is None else weight_bits, i64(num_tuples), i64(num_vertices),
+         i32(bucket_shift), i32(num_buckets), block_counts, errors),
+        shared_mem=shared_bytes)
+    bad_labels, bad_weights = (int(e) for e in errors.get())
+    if bad_labels:
+        raise ValueError(f"{bad_labels} tuples have a label outside [0, {num_vertices})")
+    if bad_weights:
+        raise ValueError(f"{bad_weights} weights are negative, -0.0 or NaN")
+
+    bucket_begin, block_cursors = _write_positions(block_counts)
+    num_keys = int(bucket_begin[-1])
+    keys = cupy.empty(num_keys, dtype=np.uint64)
+    scatter_kernel(
+        (grid,), (THREADS,),
+        (src, dst, i64(num_tuples), i32(bucket_shift), i32(num_buckets), block_cursors, keys),
+        shared_mem=shared_bytes)
+    del block_cursors
+    for begin, end in zip(bucket_begin[:-1].tolist(), bucket_begin[1:].tolist()):
+        if end - begin > 1:
+            keys[begin:end].sort()
+
+    offsets, neighbors = _compact(keys, num_vertices)
+    del keys
+    out_weights = None if weights is None else _min_weights(src, dst, weight_bits, label, offsets, neighbors)
+    return CSRGraph(num_vertices, offsets, neighbors, out_weights)
+
+
+def build_memory_bytes(num_tuples, num_vertices, weighted):
+    """The most device memory ``build_csr`` allocates (inputs not counted), in bytes: a bound."""
+    entries = 2 * num_tuples
+    keys = 8 * entries
+    sort_scratch = 8 * min(entries, 2 * BUCKET_ENTRIES)
+    result = entries * (4 + (4 if weighted else 0)) + 8 * (num_vertices + 1)
+    return keys + max(sort_scratch, result)
+
+
+def _kernel(name, label=None):
+    """A kernel of build.cu: a template instance for input labels of C type ``label``, or a plain kernel."""
+    return runtime.kernel("build", name if label is None else f"{name}<{label}>", _INSTANCES)
+
+
+def _checked_inputs(src, dst, num_vertices, weights):
+    """``(num_vertices, src, dst, weight_bits)`` as the kernels take them, or ValueError."""
+    num_vertices = operator.index(num_vertices)
+    if not 0 <= num_vertices <= MAX_VERTICES:
+        raise ValueError(f"num_vertices must be from 0 to {MAX_VERTICES}, got {num_vertices}")
+    src = _labels(src)
+    dst = _labels(dst)
+    if src.ndim != 1 or src.shape != dst.shape:
+        raise ValueError(f"src and dst must be 1-D of equal length, got shapes {src.shape} and {dst.shape}")
+    if dst.dtype != src.dtype:
+        src, dst = src.astype(np.int64), dst.astype(np.int64)
+    if weights is None:
+        return num_vertices, src, dst, None
+    weights = cupy.ascontiguousarray(cupy.asarray(weights, dtype=np.float32))
+    if weights.shape != src.shape:
+        raise ValueError(f"weights must have one entry per tuple, got shape {weights.shape} for {src.shape[0]} tuples")
+    return num_vertices, src, dst, weights.view(np.uint32)
+
+
+def _labels(values):
+    values = cupy.ascontiguousarray(cupy.asarray(values))
+    return values if values.dtype in _LABEL_TYPES else values.astype(np.int64)
+
+
+def _buckets(num_tuples, num_vertices):
+    """``(bucket_shift, num_buckets)``: about BUCKET_ENTRIES keys a bucket, at most MAX_BUCKETS buckets."""
+    wanted = min(MAX_BUCKETS, max(1, -(-2 * num_tuples // BUCKET_ENTRIES)))
+    vertex_bits = max(0, (num_vertices - 1).bit_length())
+    shift = max(0, vertex_bits - (wanted - 1).bit_length())
+    return shift, max(1, -(-num_vertices // (1 << shift)))
+
+
+def _write_positions(block_counts):
+    """Bucket region starts (host int64, length buckets + 1) and each block's first slot per bucket (device)."""
+    counts = block_counts.astype(np.uint64)
+    totals = counts.sum(axis=0)
+    bucket_begin = np.zeros(totals.shape[0] + 1, dtype=np.int64)
+    np.cumsum(totals.get().astype(np.int64), out=bucket_begin[1:])
+    cursors = cupy.asarray(bucket_begin[:-1], dtype=np.uint64)[None, :] + cupy.cumsum(counts, axis=0) - counts
+    return bucket_begin, cupy.ascontiguousarray(cursors)
+
+
+def _compact(keys, num_vertices):
+    """``(offsets, neighbors)`` from sorted keys: unique entries only."""
+    offsets = cupy.zeros(num_vertices + 1, dtype=np.int64)
+    num_keys = keys.shape[0]
+    if num_keys == 0:
+        return offsets, cupy.empty(0, dtype=np.int32)
+    tiles = runtime.blocks_for(num_keys, SCAN_TILE)
+    tile_counts = cupy.empty(tiles, dtype=np.uint32)
+    _kernel("count_unique")((tiles,), (THREADS,), (keys, u64(num_keys), tile_counts))
+    tile_inclusive = cupy.cumsum(tile_counts, dtype=np.uint64)
+    neighbors = cupy.empty(int(tile_inclusive[-1]), dtype=np.int32)
+    _kernel("write_unique")(
+        (tiles,), (THREADS,), (keys, u64(num_keys), tile_inclusive, i64(num_vertices), offsets, neighbors))
+    return offsets, neighbors
+
+
+def _min_weights(src, dst, weight_bits, label, offsets, neighbors):
+    out_bits = cupy.full(neighbors.shape[0], _ALL_ONES, dtype=np.uint32)
+    num_tuples = src.shape[0]
+    if num_tuples:
+        min_weights = _kernel("min_weights", label)
+        min_weights(
+            (runtime.persistent_blocks(min_weights, THREADS, num_tuples),), (THREADS,),
+            (src, dst, weight_bits, i64(num_tuples), offsets, neighbors, out_bits))
+    return out_bits.view(np.float32)
+
+
+def incident_vertices(src, dst, num_vertices):
+    """Host boolean array: True for each vertex with an incident edge other than a self-loop."""
+    src, dst = _labels(src), _labels(dst)
+    if dst.dtype != src.dtype:
+        src, dst = src.astype(np.int64), dst.astype(np.int64)
+    has_edge = cupy.zeros(num_vertices, dtype=np.uint8)
+    if src.shape[0]:
+        mark = _kernel("mark_incident", _LABEL_TYPES[src.dtype])
+        mark(
+            (runtime.persistent_blocks(mark, THREADS, src.shape[0]),), (THREADS,),
+            (src, dst, i64(src.shape[0]), has_edge))
+    return has_edge.get().view(np.bool_)

@@ -1,0 +1,109 @@
+"""Compiling and launching this package's CUDA C++ kernels through CuPy.
+
+Every ``NAME.cu`` file beside this module is compiled once per process by
+NVRTC (``cupy.RawModule``, C++17, for the current device's architecture; CuPy
+keeps the binaries in its on-disk kernel cache between processes). Kernels are
+launched on CuPy's current stream, so CUDA events recorded on that stream time
+them.
+
+Also here: launch sizes (a persistent grid fills every multiprocessor),
+scalar argument types (CuPy passes Python ints as 64-bit, so every scalar is
+given its C type explicitly), and `DeviceCounters`, a small block of 64-bit
+device counters that kernels add to and the host reads back in one copy.
+"""
+
+import functools
+import pathlib
+
+import numpy as np
+
+try:
+    import cupy
+except ImportError:  # the package imports without CuPy; nothing here runs then
+    cupy = None
+
+SOURCE_DIR = pathlib.Path(__file__).parent
+COMPILE_OPTIONS = ("--std=c++17",)
+RESIDENT_THREADS_PER_SM = 2048  # Hopper, Ampere: the most threads a multiprocessor holds
+REGISTERS_PER_SM = 65536
+REGISTER_UNIT = 256  # registers are allocated per warp in multiples of this
+NULL = np.uint64(0)  # a null pointer argument: pointers are passed as 8-byte values
+
+
+@functools.lru_cache(maxsize=None)
+def module(source_name, name_expressions=()):
+    """The compiled ``SOURCE_NAME.cu``; template instances to compile are named in ``name_expressions``."""
+    code = (SOURCE_DIR / f"{source_name}.cu").read_text()
+    return cupy.RawModule(code=code, options=COMPILE_OPTIONS, name_expressions=name_expressions or None)
+
+
+@functools.lru_cache(maxsize=None)
+def kernel(source_name, kernel_name, name_expressions=()):
+    """A kernel of ``SOURCE_NAME.cu`` by its (C or template-instance) name."""
+    return module(source_name, tuple(name_expressions)).get_function(kernel_name)
+
+
+@functools.lru_cache(maxsize=None)
+def multiprocessor_count():
+    return cupy.cuda.Device().attributes["MultiProcessorCount"]
+
+
+def blocks_for(items, items_per_block):
+    """Blocks to cover ``items`` (at least one)."""
+    return max(1, -(-int(items) // items_per_block))
+
+
+def persistent_blocks(compiled_kernel, threads_per_block, items=None):
+    """A grid of as many blocks of ``compiled_kernel`` as the device holds at once.
+
+    Fewer when ``items`` (one per thread) need fewer. Residency is bounded by
+    threads and registers per multiprocessor (registers are allocated per warp
+    in units of ``REGISTER_UNIT``).
+    """
+    warps = threads_per_block // 32
+    registers_per_warp = -(-compiled_kernel.num_regs * 32 // REGISTER_UNIT) * REGISTER_UNIT
+    per_sm = min(RESIDENT_THREADS_PER_SM // threads_per_block, REGISTERS_PER_SM // (registers_per_warp * warps))
+    blocks = multiprocessor_count() * max(1, per_sm)
+    return blocks if items is None else min(blocks, blocks_for(items, threads_per_block))
+
+
+def i32(value):
+    return np.int32(value)
+
+
+def i64(value):
+    return np.int64(value)
+
+
+def u32(value):
+    return np.uint32(value)
+
+
+def u64(value):
+    return np.uint64(value)
+
+
+class DeviceCounters:
+    """``count`` uint64 counters on the device, reset and read back asynchronously on the current stream.
+
+    ``read()`` is the one device-to-host copy (into pinned memory) and
+    synchronisation that a level-synchronous search makes per level.
+    """
+
+    def __init__(self, count):
+        self.device = cupy.zeros(count, dtype=np.uint64)
+        self._nbytes = self.device.nbytes
+        self._pinned = cupy.cuda.alloc_pinned_memory(self._nbytes)
+        self.host = np.frombuffer(self._pinned, dtype=np.uint64, count=count)
+
+    def reset(self):
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memsetAsync(self.device.data.ptr, 0, self._nbytes, stream.ptr)
+
+    def read(self):
+        """The counters as a host uint64 array (valid until the next read)."""
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memcpyAsync(self.host.ctypes.data, self.device.data.ptr, self._nbytes,
+                                      cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        stream.synchronize()
+        return self.host

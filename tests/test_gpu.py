@@ -1,0 +1,241 @@
+"""GPU backend and kernels: the device CSR equals the CPU's, every GPU BFS is validated, on the GPU.
+
+Runs only where CuPy imports and sees a CUDA device (marker ``gpu``). Each BFS
+result is validated twice: by the array-generic validator on the device's
+CuPy arrays (as ``graph500 run --backend gpu`` does) and by the Numba
+validator on a host copy; both must pass and agree on nedge.
+
+Graphs: the reference fixtures (all 64 search keys), hand-made awkward
+graphs (SCALE 1-3, many components, a huge hub, a long path, an isolated
+root), and R-MAT graphs of awkward shapes where the R-MAT generator exists.
+"""
+
+import io as text_io
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+cupy = pytest.importorskip("cupy")
+
+from graph500.kernels.gpu.backend import gpu_unavailable_reason  # noqa: E402
+
+if gpu_unavailable_reason():
+    pytest.skip(gpu_unavailable_reason(), allow_module_level=True)
+
+from graph500 import harness, io, kernels  # noqa: E402
+from graph500.errors import Graph500Error  # noqa: E402
+from graph500.generators import kronecker, roots as roots_module  # noqa: E402
+from graph500.kernels.cpu.build import build_csr as cpu_build_csr  # noqa: E402
+from graph500.kernels.gpu import bfs as gpu_bfs  # noqa: E402
+from graph500.kernels.gpu.backend import Backend  # noqa: E402
+from graph500.kernels.gpu import build as gpu_build  # noqa: E402
+from graph500.kernels.gpu.build import build_csr as gpu_build_csr  # noqa: E402
+from graph500.validators import ValidationGraph, validate_bfs  # noqa: E402
+
+FIXTURES = sorted(pathlib.Path(__file__).parent.glob("data/reference-v3/*.edges"))
+BFS_KERNELS = kernels.available("bfs", "gpu")
+# Direction-optimizing variants that force every switching path on small graphs.
+DO_VARIANTS = {
+    "beamer-default": {},
+    "switch-every-level": {"alpha": 1e12, "beta": 1.0},
+    "hub-share": {"switch_rule": "hub-share", "hub_degree": 4, "hub_share": 0.01},
+    "long-queue": {"alpha": 1e12, "short_scan": 1},
+}
+
+
+class Graph:
+    """An edge list on the host with the roots to search from."""
+
+    def __init__(self, name, src, dst, num_vertices, weights=None, roots=None):
+        self.name = name
+        self.src = np.asarray(src, dtype=np.int64)
+        self.dst = np.asarray(dst, dtype=np.int64)
+        self.num_vertices = num_vertices
+        rng = np.random.default_rng(len(name))
+        self.weights = (np.asarray(weights, dtype=np.float32) if weights is not None
+                        else rng.random(self.src.shape[0], dtype=np.float32))
+        if roots is None:
+            has_edge = roots_module.incident_vertices(self.src, self.dst, num_vertices)
+            candidates = np.flatnonzero(has_edge)
+            degree = np.bincount(self.src, minlength=num_vertices) + np.bincount(self.dst, minlength=num_vertices)
+            picked = rng.choice(candidates, size=min(6, candidates.size), replace=False)
+            roots = np.unique(np.concatenate([picked, [np.argmax(degree)]]))
+        self.roots = [int(r) for r in roots]
+
+    def __repr__(self):
+        return self.name
+
+
+def fixture_graph(path):
+    scale = int(re.match(r"s(\d+)_", path.name).group(1))
+    src, dst = io.read_reference_edges(str(path))
+    weights = io.read_reference_weights(str(path) + ".weights", len(src))
+    roots = np.loadtxt(str(path)[: -len(".edges")] + ".roots", dtype=np.int64)
+    return Graph(path.stem, src, dst, 1 << scale, weights, roots)
+
+
+def awkward_graphs():
+    rng = np.random.default_rng(7)
+    pairs = np.arange(0, 2000, 2)
+    hub_leaves = np.arange(1, 4096)
+    path = np.arange(2999)
+    graphs = [
+        Graph("scale1", [0, 1, 0, 1], [1, 1, 1, 0], 2, [0.5, 0.25, 0.125, 1.0]),
+        Graph("scale2-loops-duplicates", [0, 1, 2, 2, 3, 0, 1], [0, 2, 1, 2, 3, 1, 2], 4),
+        Graph("scale3-two-components", [0, 1, 2, 4, 5, 6], [1, 2, 3, 5, 6, 7], 8),
+        Graph("many-components", pairs, pairs + 1, 2048),
+        Graph("huge-hub", np.concatenate([np.zeros(4095, dtype=np.int64), rng.integers(0, 4096, 300)]),
+              np.concatenate([hub_leaves, rng.integers(0, 4096, 300)]), 4096, roots=[0, 17, 4095]),
+        Graph("long-path", path, path + 1, 3000, roots=[0, 1500, 2999]),
+        Graph("isolated-root", [1, 2], [2, 3], 5, roots=[0, 4, 1]),
+    ]
+    try:
+        from graph500.generators import rmat
+    except ImportError:
+        return graphs
+    shapes = [(1, 4, (0.57, 0.19, 0.19, 0.05)), (2, 4, (0.25, 0.25, 0.25, 0.25)), (3, 2, (0.57, 0.19, 0.19, 0.05)),
+              (12, 16, (0.57, 0.19, 0.19, 0.05)), (12, 8, (0.9, 0.04, 0.04, 0.02)), (13, 1, (0.45, 0.15, 0.15, 0.25))]
+    for scale, edgefactor, (a, b, c, d) in shapes:
+        src, dst, weights = rmat.generate_rmat(scale, edgefactor, a=a, b=b, c=c, d=d, seed=scale)
+        graphs.append(Graph(f"rmat-s{scale}-ef{edgefactor}-a{a}", src, dst, 1 << scale, weights))
+    return graphs
+
+
+GRAPHS = [fixture_graph(path) for path in FIXTURES] + awkward_graphs()
+
+
+def assert_same_csr(expected, actual):
+    assert actual.num_vertices == expected.num_vertices
+    np.testing.assert_array_equal(cupy.asnumpy(actual.offsets), expected.offsets)
+    np.testing.assert_array_equal(cupy.asnumpy(actual.neighbors), expected.neighbors)
+    if expected.weights is None:
+        assert actual.weights is None
+    else:
+        np.testing.assert_array_equal(cupy.asnumpy(actual.weights).view(np.uint32), expected.weights.view(np.uint32))
+
+
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_gpu_builder_equals_cpu_builder(graph, weighted):
+    weights = graph.weights if weighted else None
+    expected = cpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights)
+    actual = gpu_build_csr(cupy.asarray(graph.src.astype(np.int32)), cupy.asarray(graph.dst.astype(np.int32)),
+                           graph.num_vertices, None if weights is None else cupy.asarray(weights))
+    assert_same_csr(expected, actual)
+    actual64 = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights)  # host int64 input
+    assert_same_csr(expected, actual64)
+
+
+@pytest.mark.parametrize("graph", GRAPHS[:1] + GRAPHS[-1:], ids=repr)
+def test_gpu_builder_with_many_buckets_equals_cpu_builder(graph, monkeypatch):
+    monkeypatch.setattr(gpu_build, "BUCKET_ENTRIES", 64)
+    expected = cpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights)
+    assert_same_csr(expected, gpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights))
+
+
+def test_gpu_builder_keeps_minimum_weight_of_duplicates():
+    graph = gpu_build_csr(np.array([0, 1, 0]), np.array([1, 0, 1]), 2, np.array([0.5, 0.25, 0.75], dtype=np.float32))
+    assert cupy.asnumpy(graph.weights).tolist() == [0.25, 0.25]
+
+
+@pytest.mark.parametrize("weights, message", [
+    (np.array([0.5, -1.0], dtype=np.float32), "negative"),
+    (np.array([np.nan, 0.5], dtype=np.float32), "NaN"),
+])
+def test_gpu_builder_rejects_bad_weights(weights, message):
+    with pytest.raises(ValueError, match=message):
+        gpu_build_csr(np.array([0, 1]), np.array([1, 2]), 3, weights)
+
+
+def test_gpu_builder_rejects_labels_out_of_range():
+    with pytest.raises(ValueError, match="outside"):
+        gpu_build_csr(np.array([0, 5]), np.array([1, 2]), 4)
+
+
+def run_and_validate(kernel, graph, device_graph_validation, host_validation):
+    for root in graph.roots:
+        parents = kernel.search(root)
+        assert isinstance(parents, cupy.ndarray) and parents.dtype == np.int32
+        nedge = validate_bfs(device_graph_validation, root, parents)
+        assert nedge == validate_bfs(host_validation, root, cupy.asnumpy(parents))
+        if graph.src[graph.src != graph.dst].size and np.any((graph.src == root) & (graph.dst != root)):
+            assert nedge > 0
+
+
+def validation_graphs(graph):
+    device = ValidationGraph.from_edges(cupy.asarray(graph.src), cupy.asarray(graph.dst), graph.num_vertices)
+    host = ValidationGraph.from_edges(graph.src, graph.dst, graph.num_vertices)
+    return device, host
+
+
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+@pytest.mark.parametrize("kernel_name", BFS_KERNELS)
+def test_gpu_bfs_validates(kernel_name, graph):
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+    kernel = kernels.get("bfs", "gpu", kernel_name)(csr)
+    run_and_validate(kernel, graph, *validation_graphs(graph))
+
+
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+@pytest.mark.parametrize("variant", DO_VARIANTS)
+def test_direction_optimizing_variants_validate(variant, graph):
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+    kernel = gpu_bfs.DirectionOptimizingBFS(csr, **DO_VARIANTS[variant])
+    run_and_validate(kernel, graph, *validation_graphs(graph))
+
+
+def test_direction_optimizing_switches_both_ways_on_kronecker():
+    src, dst, _ = kronecker.generate_edges(14, 16, 2, 3)
+    csr = gpu_build_csr(src, dst, 1 << 14)
+    kernel = gpu_bfs.DirectionOptimizingBFS(csr, trace=True)
+    has_edge = roots_module.incident_vertices(src, dst, 1 << 14)
+    roots, _ = roots_module.search_keys(14, 2, 3, has_edge, 4)
+    device_vg = ValidationGraph.from_edges(cupy.asarray(src), cupy.asarray(dst), 1 << 14)
+    for root in roots:
+        validate_bfs(device_vg, int(root), kernel.search(int(root)))
+        directions = [level["direction"] for level in kernel.trace]
+        assert directions[0] == gpu_bfs.TOP_DOWN and gpu_bfs.BOTTOM_UP in directions
+        assert sum(level["discovered"] for level in kernel.trace) + 1 == int((kernel.search(int(root)) >= 0).sum())
+
+
+def test_backend_generates_the_reference_edges_on_the_device():
+    src, dst, weights = Backend().generate(10, 16, 2, 3)
+    expected = kronecker.generate_edges(10, 16, 2, 3)
+    for actual, wanted in zip((src, dst, weights), expected):
+        np.testing.assert_array_equal(cupy.asnumpy(actual), wanted)
+
+
+def test_backend_incident_vertices_match_cpu():
+    graph = GRAPHS[0]
+    expected = roots_module.incident_vertices(graph.src, graph.dst, graph.num_vertices)
+    actual = Backend().incident_vertices(cupy.asarray(graph.src), cupy.asarray(graph.dst), graph.num_vertices)
+    assert isinstance(actual, np.ndarray) and actual.dtype == np.bool_
+    np.testing.assert_array_equal(actual, expected)
+
+
+def test_backend_refuses_a_run_that_does_not_fit():
+    with pytest.raises(Graph500Error, match=r"needs about .* GiB of device memory; .* GiB is free"):
+        Backend().check_memory(36, 16)
+
+
+def test_backend_times_a_search_with_events():
+    graph = GRAPHS[0]
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+    kernel = gpu_bfs.DirectionOptimizingBFS(csr)
+    parents, seconds = Backend().timed(kernel.search, graph.roots[0])
+    assert 0 < seconds < 1
+    assert int(parents[graph.roots[0]]) == graph.roots[0]
+
+
+def test_harness_runs_on_the_gpu():
+    out = text_io.StringIO()
+    config = harness.RunConfig(scale=10, backend="gpu", run_sssp=False, progress=False)
+    assert harness.run(config, stdout=out) == 0
+    report = out.getvalue()
+    assert re.search(r"bfs  harmonic_mean_TEPS:\s+!\s+\d", report)
+    fixture_stats = (FIXTURES[0].parent / "s10_ef16_seed2-3.stats").read_text()
+    expected_nedge = re.search(r"^mean_nedge:\s+(\S+)", fixture_stats, re.M).group(1)
+    assert re.search(r"^mean_nedge:\s+(\S+)", report, re.M).group(1) == expected_nedge
