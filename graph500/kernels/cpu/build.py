@@ -1,0 +1,314 @@
+"""Kernel 1 on the CPU: build the undirected CSR graph from the edge tuples.
+
+Semantics: every tuple (u, v) with u != v gives the directed entries u->v and
+v->u; self-loops are dropped; of duplicate entries one is kept, with the
+minimum weight; every row is sorted by neighbour. The result is canonical:
+any correct builder (the GPU's sort-based one included) yields the same arrays.
+
+Algorithm: bucket partition, then a radix sort inside each bucket, parallel
+with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
+
+1. Count. The tuples are cut into chunks, one Numba task each. Each chunk
+   counts its directed entries per bucket of their row, in its own row of a
+   (chunk, bucket) histogram: no atomics.
+2. Scatter. Prefix sums over the histogram, bucket-major, give every chunk a
+   private write cursor inside every bucket's region; the chunk writes each
+   entry there as a 64-bit key and its row. The key is
+   ``neighbor << 32 | bits(weight)`` (``neighbor`` when unweighted): for
+   non-negative float32 the bit patterns order like the values, so among keys
+   with the same neighbour the smallest holds the minimum weight.
+3. Sort, parallel over buckets. LSD radix sort of the bucket by
+   (row, neighbour): stable counting-sort passes over the neighbour's digits
+   (``MAX_RADIX_BITS`` bits or fewer each), then one by row. A scan of the
+   sorted bucket keeps the smallest key of every (row, neighbour) run,
+   compacted at the front of the bucket's region, and writes each row's
+   unique degree into ``offsets``.
+4. Gather. A prefix sum of the unique degrees gives ``offsets``; each bucket's
+   kept keys are one contiguous block of the result, copied in parallel and
+   split into neighbour and weight.
+
+Data structures: ``counts[chunk, bucket]`` (int64); ``keys`` (uint64) and
+``rows`` (the neighbour dtype), one slot per directed entry, grouped by bucket;
+per task in step 3: one scratch copy of its bucket's keys and rows.
+
+Memory beyond the inputs, in bytes per input tuple (two directed entries),
+with int32 labels: keys 16 + rows 8, plus in step 3 the scratch of the buckets
+being sorted at the moment (24 per tuple of theirs: with balanced buckets a
+small fraction, at worst all of them); step 4 holds keys 16 + neighbours 8 +
+weights 8 (rows are freed first). Typical peak: 32 weighted, 24 unweighted;
+guaranteed bound: 48 (64 with int64 labels), plus 8 bytes per vertex.
+``build_memory_bytes`` returns the bound.
+
+Limit: weighted graphs need ``num_vertices <= 2^32`` (the neighbour takes the
+key's upper 32 bits).
+
+Tunables:
+- ``BUCKET_ENTRIES``: target directed entries per bucket. Fewer, larger
+  buckets make step 2 faster (fewer write streams), smaller ones keep step 3
+  in cache; 2^17 (about 3 MiB with scratch) was best at SCALE 20.
+- ``MAX_BUCKETS``: cap on the number of buckets (bounds the histogram and the
+  write streams of step 2 on large graphs).
+- ``CHUNKS_PER_THREAD``: chunks per Numba thread in steps 1 and 2.
+- ``MAX_RADIX_BITS``: widest digit of step 3 (2^11 bins stay in L1).
+"""
+
+import operator
+
+import numba
+import numpy as np
+
+from graph500.kernels.graph import CSRGraph, neighbor_dtype
+
+BUCKET_ENTRIES = 1 << 17
+MAX_BUCKETS = 1 << 12
+CHUNKS_PER_THREAD = 4
+MAX_RADIX_BITS = 11
+
+WEIGHTED_MAX_VERTICES = 2**32
+_WEIGHT_KEY_SHIFT = np.uint64(32)
+_NO_WEIGHT_KEY_SHIFT = np.uint64(0)
+_WEIGHT_MASK = np.uint64(0xFFFFFFFF)
+_INFINITY_BITS = np.uint64(0x7F800000)  # larger patterns: NaN or a sign bit (negative, -0.0)
+
+
+def build_csr(src, dst, num_vertices, weights=None):
+    """Build the undirected CSR graph of the tuples ``(src[i], dst[i])`` with labels in ``[0, num_vertices)``.
+
+    ``weights``: float32 per tuple, non-negative (+0.0 to +inf), or None.
+    Raises ValueError for labels out of range, bad weights or mismatched lengths.
+    """
+    num_vertices, src, dst, weight_bits = _checked_inputs(src, dst, num_vertices, weights)
+    weighted = weights is not None
+    key_shift = _WEIGHT_KEY_SHIFT if weighted else _NO_WEIGHT_KEY_SHIFT
+    bucket_shift = _bucket_shift(src.shape[0], num_vertices)
+    keys, rows, bucket_begin = _partition(src, dst, weight_bits, weighted, num_vertices, bucket_shift, key_shift)
+
+    offsets = np.zeros(num_vertices + 1, dtype=np.int64)
+    digit_bits, num_digits = _neighbor_digits(num_vertices)
+    _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, offsets)
+    del rows  # before the result is allocated (see the memory note)
+    np.cumsum(offsets, out=offsets)
+
+    neighbors = np.empty(offsets[-1], dtype=neighbor_dtype(num_vertices))
+    result_weight_bits = np.empty(offsets[-1] if weighted else 0, dtype=np.uint32)
+    _gather(keys, bucket_begin, offsets, bucket_shift, key_shift, weighted, neighbors, result_weight_bits)
+    return CSRGraph(num_vertices, offsets, neighbors, result_weight_bits.view(np.float32) if weighted else None)
+
+
+def build_memory_bytes(num_tuples, num_vertices, weighted):
+    """The most memory ``build_csr`` allocates (inputs not counted), in bytes: a guaranteed bound."""
+    label_bytes = neighbor_dtype(num_vertices).itemsize
+    entries = 2 * num_tuples
+    offsets_bytes = 8 * (num_vertices + 1)
+    sorting = 2 * entries * (8 + label_bytes)  # keys and rows, and their scratch (at worst for every bucket at once)
+    gathering = entries * (8 + label_bytes + (4 if weighted else 0))  # keys, neighbors, weights
+    return max(sorting, gathering) + offsets_bytes
+
+
+def _checked_inputs(src, dst, num_vertices, weights):
+    """``(num_vertices, src, dst, weight_bits)`` as the kernels take them, or ValueError."""
+    num_vertices = operator.index(num_vertices)
+    if num_vertices < 0:
+        raise ValueError(f"num_vertices must be >= 0, got {num_vertices}")
+    src = np.ascontiguousarray(src, dtype=np.int64)
+    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    if src.ndim != 1 or src.shape != dst.shape:
+        raise ValueError(f"src and dst must be 1-D of equal length, got shapes {src.shape} and {dst.shape}")
+    if weights is None:
+        return num_vertices, src, dst, np.empty(0, dtype=np.uint32)
+    weights = np.ascontiguousarray(weights, dtype=np.float32)
+    if weights.shape != src.shape:
+        raise ValueError(f"weights must have one entry per tuple, got shape {weights.shape} for {src.shape[0]} tuples")
+    if num_vertices > WEIGHTED_MAX_VERTICES:
+        raise ValueError(f"weighted graphs are limited to 2^32 vertices, got {num_vertices}")
+    return num_vertices, src, dst, weights.view(np.uint32)
+
+
+def _partition(src, dst, weight_bits, weighted, num_vertices, bucket_shift, key_shift):
+    """Steps 1 and 2: ``(keys, rows, bucket_begin)``, every directed entry in its row's bucket region."""
+    num_buckets = max(1, (num_vertices + (1 << bucket_shift) - 1) >> bucket_shift)
+    num_chunks = max(1, min(src.shape[0], CHUNKS_PER_THREAD * numba.get_num_threads()))
+    counts = np.zeros((num_chunks, num_buckets), dtype=np.int64)
+    out_of_range = np.zeros(num_chunks, dtype=np.int64)
+    _count_entries(src, dst, num_vertices, bucket_shift, counts, out_of_range)
+    if out_of_range.any():
+        raise ValueError(f"{out_of_range.sum()} tuples have a label outside [0, {num_vertices})")
+
+    bucket_begin, cursors = _write_positions(counts)
+    keys = np.empty(bucket_begin[-1], dtype=np.uint64)
+    rows = np.empty(bucket_begin[-1], dtype=neighbor_dtype(num_vertices))
+    bad_weights = np.zeros(num_chunks, dtype=np.int64)
+    _scatter_entries(src, dst, weight_bits, weighted, bucket_shift, key_shift, cursors, keys, rows, bad_weights)
+    if bad_weights.any():
+        raise ValueError(f"{bad_weights.sum()} weights are negative, -0.0 or NaN")
+    return keys, rows, bucket_begin
+
+
+def _bucket_shift(num_tuples, num_vertices):
+    """log2 of the bucket width: about BUCKET_ENTRIES entries a bucket, at most MAX_BUCKETS buckets."""
+    entries_per_vertex = max(1.0, 2 * num_tuples / max(1, num_vertices))
+    width = max(BUCKET_ENTRIES / entries_per_vertex, num_vertices / MAX_BUCKETS, 1.0)
+    return int(np.ceil(np.log2(width)))
+
+
+def _neighbor_digits(num_vertices):
+    """``(bits per digit, number of digits)`` of the radix passes over neighbour labels."""
+    label_bits = max(1, (num_vertices - 1).bit_length())
+    num_digits = -(-label_bits // MAX_RADIX_BITS)
+    return -(-label_bits // num_digits), num_digits
+
+
+def _write_positions(counts):
+    """Bucket region starts (length buckets + 1) and each chunk's first slot in each bucket."""
+    totals = counts.sum(axis=0)
+    bucket_begin = np.zeros(totals.shape[0] + 1, dtype=np.int64)
+    np.cumsum(totals, out=bucket_begin[1:])
+    cursors = bucket_begin[:-1] + np.cumsum(counts, axis=0) - counts
+    return bucket_begin, cursors
+
+
+@numba.njit(inline="always", cache=True)
+def _chunk_bounds(chunk, num_chunks, num_tuples):
+    return chunk * num_tuples // num_chunks, (chunk + 1) * num_tuples // num_chunks
+
+
+@numba.njit(parallel=True, cache=True)
+def _count_entries(src, dst, num_vertices, bucket_shift, counts, out_of_range):
+    """Step 1: ``counts[chunk, bucket]`` += directed entries of the chunk whose row is in the bucket."""
+    num_chunks = counts.shape[0]
+    for chunk in numba.prange(num_chunks):
+        begin, end = _chunk_bounds(chunk, num_chunks, src.shape[0])
+        for i in range(begin, end):
+            u = src[i]
+            v = dst[i]
+            if u < 0 or v < 0 or u >= num_vertices or v >= num_vertices:
+                out_of_range[chunk] += 1
+            elif u != v:
+                counts[chunk, u >> bucket_shift] += 1
+                counts[chunk, v >> bucket_shift] += 1
+
+
+@numba.njit(inline="always", cache=True)
+def _place(row, key, bucket_shift, cursor, keys, rows):
+    """Write one entry at its bucket's cursor and advance the cursor."""
+    bucket = row >> bucket_shift
+    slot = cursor[bucket]
+    cursor[bucket] = slot + 1
+    keys[slot] = key
+    rows[slot] = row
+
+
+@numba.njit(parallel=True, cache=True)
+def _scatter_entries(src, dst, weight_bits, weighted, bucket_shift, key_shift, cursors, keys, rows, bad_weights):
+    """Step 2: write every directed entry as (key, row) at its chunk's cursor in its row's bucket."""
+    num_chunks = cursors.shape[0]
+    for chunk in numba.prange(num_chunks):
+        cursor = cursors[chunk]
+        begin, end = _chunk_bounds(chunk, num_chunks, src.shape[0])
+        for i in range(begin, end):
+            u = src[i]
+            v = dst[i]
+            if u == v:
+                continue
+            bits = np.uint64(weight_bits[i]) if weighted else np.uint64(0)
+            if bits > _INFINITY_BITS:
+                bad_weights[chunk] += 1
+            _place(u, (np.uint64(v) << key_shift) | bits, bucket_shift, cursor, keys, rows)
+            _place(v, (np.uint64(u) << key_shift) | bits, bucket_shift, cursor, keys, rows)
+
+
+@numba.njit(inline="always", cache=True)
+def _digit(key, row, by_row, digit_shift, digit_mask, first_vertex):
+    """The sort digit of an entry: its local row, or a digit of its neighbour."""
+    return np.int64(row - first_vertex) if by_row else np.int64((key >> digit_shift) & digit_mask)
+
+
+@numba.njit(cache=True)
+def _counting_sort_pass(keys, rows, out_keys, out_rows, by_row, digit_shift, digit_mask, first_vertex, num_bins):
+    """One stable counting-sort pass, by local row or by one digit of the neighbour.
+
+    The pass by row moves the keys only. Returns the end of every bin.
+    """
+    bin_ends = np.zeros(num_bins + 1, dtype=np.int64)
+    for j in range(keys.shape[0]):
+        bin_ends[_digit(keys[j], rows[j], by_row, digit_shift, digit_mask, first_vertex) + 1] += 1
+    for d in range(num_bins):
+        bin_ends[d + 1] += bin_ends[d]
+    for j in range(keys.shape[0]):
+        d = _digit(keys[j], rows[j], by_row, digit_shift, digit_mask, first_vertex)
+        slot = bin_ends[d]
+        bin_ends[d] = slot + 1
+        out_keys[slot] = keys[j]
+        if not by_row:
+            out_rows[slot] = rows[j]
+    return bin_ends[:num_bins]
+
+
+@numba.njit(cache=True)
+def _write_unique(sorted_keys, row_ends, key_shift, out, degrees, first_vertex):
+    """Keep one key per (row, neighbour), the smallest (minimum weight), compacted at the front of ``out``.
+
+    Row r of the bucket is ``sorted_keys[row_ends[r - 1]:row_ends[r]]``; its
+    kept keys are counted in ``degrees[first_vertex + r + 1]``. ``out`` may be
+    ``sorted_keys``: the write position never passes the read position.
+    """
+    kept = 0
+    row_begin = 0
+    for r in range(row_ends.shape[0]):
+        first_kept = kept
+        for j in range(row_begin, row_ends[r]):
+            key = sorted_keys[j]
+            if kept > first_kept and (key >> key_shift) == (out[kept - 1] >> key_shift):
+                out[kept - 1] = min(out[kept - 1], key)
+            else:
+                out[kept] = key
+                kept += 1
+        degrees[first_vertex + r + 1] = kept - first_kept
+        row_begin = row_ends[r]
+
+
+@numba.njit(cache=True)
+def _sort_bucket(region, rows, first_vertex, num_rows, key_shift, digit_bits, num_digits, degrees):
+    """Sort one bucket by (row, neighbour) and deduplicate it; the kept keys go to the front of ``region``.
+
+    LSD radix sort: ``num_digits`` passes over the neighbour's digits, then one
+    by row, alternating between the bucket's own arrays and one scratch pair.
+    """
+    digit_mask = np.uint64((1 << digit_bits) - 1)
+    keys, other_keys = region, np.empty_like(region)
+    rows, other_rows = rows, np.empty_like(rows)
+    for digit in range(num_digits):
+        digit_shift = key_shift + np.uint64(digit * digit_bits)
+        _counting_sort_pass(keys, rows, other_keys, other_rows, False, digit_shift, digit_mask, first_vertex, 1 << digit_bits)
+        keys, other_keys = other_keys, keys
+        rows, other_rows = other_rows, rows
+    row_ends = _counting_sort_pass(keys, rows, other_keys, other_rows, True, key_shift, digit_mask, first_vertex, num_rows)
+    _write_unique(other_keys, row_ends, key_shift, region, degrees, first_vertex)
+
+
+@numba.njit(parallel=True, cache=True)
+def _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, degrees):
+    """Step 3, parallel over buckets."""
+    num_vertices = degrees.shape[0] - 1
+    for bucket in numba.prange(bucket_begin.shape[0] - 1):
+        first_vertex = bucket << bucket_shift
+        num_rows = min(1 << bucket_shift, num_vertices - first_vertex)
+        begin = bucket_begin[bucket]
+        end = bucket_begin[bucket + 1]
+        _sort_bucket(keys[begin:end], rows[begin:end], first_vertex, num_rows, key_shift, digit_bits, num_digits, degrees)
+
+
+@numba.njit(parallel=True, cache=True)
+def _gather(keys, bucket_begin, offsets, bucket_shift, key_shift, weighted, neighbors, weight_bits):
+    """Step 4: copy each bucket's compacted keys to its rows' place in the result, split into neighbour and weight."""
+    num_vertices = offsets.shape[0] - 1
+    for bucket in numba.prange(bucket_begin.shape[0] - 1):
+        first_vertex = bucket << bucket_shift
+        last_vertex = min(first_vertex + (1 << bucket_shift), num_vertices)
+        source = bucket_begin[bucket]
+        target = offsets[first_vertex]
+        for j in range(offsets[last_vertex] - target):
+            key = keys[source + j]
+            neighbors[target + j] = key >> key_shift
+            if weighted:
+                weight_bits[target + j] = key & _WEIGHT_MASK
