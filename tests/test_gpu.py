@@ -1,13 +1,14 @@
-"""GPU backend and kernels: the device CSR equals the CPU's, every GPU BFS is validated, on the GPU.
+"""GPU backend and kernels: the device generator and CSR equal the CPU's; every GPU BFS and SSSP is validated.
 
-Runs only where CuPy imports and sees a CUDA device (marker ``gpu``). Each BFS
-result is validated twice: by the array-generic validator on the device's
-CuPy arrays (as ``graph500 run --backend gpu`` does) and by the Numba
-validator on a host copy; both must pass and agree on nedge.
+Runs only where CuPy imports and sees a CUDA device (marker ``gpu``). Each
+search result is validated twice: by the array-generic validator on the
+device's CuPy arrays (as ``graph500 run --backend gpu`` does) and by the
+Numba validator on a host copy; both must pass and agree on nedge.
 
 Graphs: the reference fixtures (all 64 search keys), hand-made awkward
 graphs (SCALE 1-3, many components, a huge hub, a long path, an isolated
-root), and R-MAT graphs of awkward shapes where the R-MAT generator exists.
+root, zero and vanishing weights), and R-MAT graphs of awkward shapes where
+the R-MAT generator exists.
 """
 
 import io as text_io
@@ -29,11 +30,11 @@ from graph500 import harness, io, kernels  # noqa: E402
 from graph500.errors import Graph500Error  # noqa: E402
 from graph500.generators import kronecker, roots as roots_module  # noqa: E402
 from graph500.kernels.cpu.build import build_csr as cpu_build_csr  # noqa: E402
-from graph500.kernels.gpu import bfs as gpu_bfs  # noqa: E402
+from graph500.kernels.gpu import bfs as gpu_bfs, generator as gpu_generator, sssp as gpu_sssp  # noqa: E402
 from graph500.kernels.gpu.backend import Backend  # noqa: E402
 from graph500.kernels.gpu import build as gpu_build  # noqa: E402
 from graph500.kernels.gpu.build import build_csr as gpu_build_csr  # noqa: E402
-from graph500.validators import ValidationGraph, validate_bfs  # noqa: E402
+from graph500.validators import ValidationGraph, validate_bfs, validate_sssp  # noqa: E402
 
 FIXTURES = sorted(pathlib.Path(__file__).parent.glob("data/reference-v3/*.edges"))
 BFS_KERNELS = kernels.available("bfs", "gpu")
@@ -44,6 +45,7 @@ DO_VARIANTS = {
     "hub-share": {"switch_rule": "hub-share", "hub_degree": 4, "hub_share": 0.01},
     "long-queue": {"alpha": 1e12, "short_scan": 1},
 }
+SSSP_DELTAS = [gpu_sssp.DELTA, 0.03, 1e-6, 2.0]  # default, narrow, (nearly) all heavy, all light
 
 
 class Graph:
@@ -69,8 +71,28 @@ class Graph:
         return self.name
 
 
+def fixture_parameters(path):
+    """``(scale, edgefactor, seed1, seed2)`` from a fixture's name ``sS_efE_seedA-B``."""
+    return tuple(int(x) for x in re.match(r"s(\d+)_ef(\d+)_seed(\d+)-(\d+)", path.name).groups())
+
+
+def vanishing_weights_graph():
+    """A star of weight 0.5 around 0 whose leaves form a clique of weights 0 and 1e-9.
+
+    Every leaf is at distance 0.5: 0.5 + 1e-9 rounds to 0.5 in float32, so
+    equal-distance relaxations abound and a tie-breaking rule could make the
+    parents form a cycle.
+    """
+    leaves = np.arange(1, 21)
+    u, v = np.triu_indices(20, 1)
+    src = np.concatenate([np.zeros(20, dtype=np.int64), leaves[u]])
+    dst = np.concatenate([leaves, leaves[v]])
+    weights = np.concatenate([np.full(20, 0.5), np.where(np.arange(u.size) % 2, 0.0, 1e-9)])
+    return Graph("vanishing-weights", src, dst, 32, weights, roots=[0, 20, 7])
+
+
 def fixture_graph(path):
-    scale = int(re.match(r"s(\d+)_", path.name).group(1))
+    scale = fixture_parameters(path)[0]
     src, dst = io.read_reference_edges(str(path))
     weights = io.read_reference_weights(str(path) + ".weights", len(src))
     roots = np.loadtxt(str(path)[: -len(".edges")] + ".roots", dtype=np.int64)
@@ -91,6 +113,7 @@ def awkward_graphs():
               np.concatenate([hub_leaves, rng.integers(0, 4096, 300)]), 4096, roots=[0, 17, 4095]),
         Graph("long-path", path, path + 1, 3000, roots=[0, 1500, 2999]),
         Graph("isolated-root", [1, 2], [2, 3], 5, roots=[0, 4, 1]),
+        vanishing_weights_graph(),
     ]
     try:
         from graph500.generators import rmat
@@ -230,12 +253,95 @@ def test_backend_times_a_search_with_events():
     assert int(parents[graph.roots[0]]) == graph.roots[0]
 
 
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+@pytest.mark.parametrize("delta", SSSP_DELTAS)
+def test_gpu_sssp_validates(delta, graph):
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights)
+    kernel = gpu_sssp.DeltaSteppingSSSP(csr, delta=delta)
+    device_vg = ValidationGraph.from_edges(cupy.asarray(graph.src), cupy.asarray(graph.dst), graph.num_vertices,
+                                           cupy.asarray(graph.weights))
+    host_vg = ValidationGraph.from_edges(graph.src, graph.dst, graph.num_vertices, graph.weights)
+    for root in graph.roots:
+        parents, distances = kernel.search(root)
+        assert parents.dtype == np.int32 and distances.dtype == np.float32
+        nedge = validate_sssp(device_vg, root, parents, distances)
+        assert nedge == validate_sssp(host_vg, root, cupy.asnumpy(parents), cupy.asnumpy(distances))
+
+
+@pytest.fixture(scope="module")
+def kronecker_16():
+    """A SCALE 16 reference graph on the device, its validator and 4 search keys: frontiers of many tiles."""
+    src, dst, weights = gpu_generator.generate_edges(16, 16, 2, 3)
+    csr = gpu_build_csr(src, dst, 1 << 16, weights)
+    has_edge = gpu_build.incident_vertices(src, dst, 1 << 16)
+    roots, _ = roots_module.search_keys(16, 2, 3, has_edge, 4)
+    return csr, ValidationGraph.from_edges(src, dst, 1 << 16, weights), [int(r) for r in roots]
+
+
+@pytest.mark.parametrize("kernel_name", BFS_KERNELS)
+def test_gpu_bfs_validates_at_scale_16(kernel_name, kronecker_16):
+    csr, validation_graph, roots = kronecker_16
+    kernel = kernels.get("bfs", "gpu", kernel_name)(csr)
+    for root in roots:
+        assert validate_bfs(validation_graph, root, kernel.search(root)) > 0
+
+
+@pytest.mark.parametrize("delta", [gpu_sssp.DELTA, 0.01])  # 0.01: most vertices have no light edge
+def test_gpu_sssp_validates_at_scale_16(delta, kronecker_16):
+    csr, validation_graph, roots = kronecker_16
+    kernel = gpu_sssp.DeltaSteppingSSSP(csr, delta=delta)
+    for root in roots:
+        assert validate_sssp(validation_graph, root, *kernel.search(root)) > 0
+        assert kernel.trace["buckets"] > 1
+
+
+def test_light_heavy_split_keeps_every_edge_light_first():
+    graph, delta = GRAPHS[0], np.float32(0.3)
+    expected = cpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights)
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights)
+    gpu_sssp.DeltaSteppingSSSP(csr, delta=delta)
+    offsets, neighbors, weights = (cupy.asnumpy(a) for a in (csr.offsets, csr.neighbors, csr.weights))
+    np.testing.assert_array_equal(offsets, expected.offsets)
+    rows = np.repeat(np.arange(graph.num_vertices), np.diff(offsets))
+    order = np.lexsort((neighbors, rows))
+    np.testing.assert_array_equal(neighbors[order], expected.neighbors)
+    np.testing.assert_array_equal(weights[order].view(np.uint32), expected.weights.view(np.uint32))
+    heavy = weights > delta
+    assert not np.any(heavy[:-1] & ~heavy[1:] & (rows[:-1] == rows[1:])), "a light edge follows a heavy one"
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: path.stem)
+def test_gpu_generator_reproduces_the_reference_files(path):
+    src, dst, weights = gpu_generator.generate_edges(*fixture_parameters(path))
+    expected_src, expected_dst = io.read_reference_edges(str(path))
+    expected_weights = io.read_reference_weights(str(path) + ".weights", len(expected_src))
+    np.testing.assert_array_equal(cupy.asnumpy(src), expected_src)
+    np.testing.assert_array_equal(cupy.asnumpy(dst), expected_dst)
+    np.testing.assert_array_equal(cupy.asnumpy(weights).view(np.uint32), expected_weights.view(np.uint32))
+
+
+@pytest.mark.parametrize("scale, edgefactor, seed1, seed2, start, stop", [
+    (20, 16, 2, 3, 0, None),
+    (20, 16, 2, 3, 123_457, 3_123_458),
+    (16, 4, 2**63 + 5, 2**62 + 7, 0, None),
+])
+def test_gpu_generator_equals_cpu_generator(scale, edgefactor, seed1, seed2, start, stop):
+    src, dst, weights = (cupy.asnumpy(values) for values in
+                         gpu_generator.generate_edges(scale, edgefactor, seed1, seed2, start, stop))
+    expected_src, expected_dst, expected_weights = kronecker.generate_edges(scale, edgefactor, seed1, seed2,
+                                                                            start, stop)
+    np.testing.assert_array_equal(src, expected_src)
+    np.testing.assert_array_equal(dst, expected_dst)
+    np.testing.assert_array_equal(weights.view(np.uint32), expected_weights.view(np.uint32))
+
+
 def test_harness_runs_on_the_gpu():
     out = text_io.StringIO()
-    config = harness.RunConfig(scale=10, backend="gpu", run_sssp=False, progress=False)
+    config = harness.RunConfig(scale=10, backend="gpu", progress=False)
     assert harness.run(config, stdout=out) == 0
     report = out.getvalue()
     assert re.search(r"bfs  harmonic_mean_TEPS:\s+!\s+\d", report)
+    assert re.search(r"sssp harmonic_mean_TEPS:\s+!\s+\d", report)
     fixture_stats = (FIXTURES[0].parent / "s10_ef16_seed2-3.stats").read_text()
     expected_nedge = re.search(r"^mean_nedge:\s+(\S+)", fixture_stats, re.M).group(1)
     assert re.search(r"^mean_nedge:\s+(\S+)", report, re.M).group(1) == expected_nedge

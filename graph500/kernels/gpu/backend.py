@@ -5,8 +5,9 @@ CuPy arrays: the edge list, the graph, the search outputs and the
 validator's arrays all stay in device memory; only the search keys' vertex
 flags and the report come to the host.
 
-- Generation: the reference-exact CPU generator, chunk by chunk, each chunk
-  copied to the device; labels are stored as int32 when ``N <= 2^31``.
+- Generation: the reference-exact Kronecker generator in CUDA C++
+  (``gpu/generator.py``), bit-identical to the CPU's, written straight into
+  device memory; labels are int32 when ``N <= 2^31``.
 - Construction: the sort-based device builder (``gpu/build.py``).
 - Timing: CUDA events on the current stream, one recorded before the search's
   first launch and one after it returns (its last act is the copy of the final
@@ -19,22 +20,17 @@ flags and the report come to the host.
   refuses a run that does not fit, naming needed and free memory.
 """
 
-import numpy as np
-
 from graph500.errors import Graph500Error
-from graph500.generators import kronecker
-from graph500.kernels.graph import neighbor_dtype
-from graph500.kernels.gpu import build as gpu_build
+from graph500.kernels.gpu import build as gpu_build, generator
 from graph500.kernels.gpu.runtime import cupy
-
-GENERATION_CHUNK_EDGES = 1 << 24
 
 # Device bytes per edge tuple at the run's peak, by owner.
 EDGE_LIST_BYTES = 4 + 4 + 4  # int32 labels, float32 weight
 GRAPH_BYTES = 2 * (4 + 4)  # two directed entries: neighbour, weight
 VALIDATION_SETUP_BYTES = 1 + 4 + 4 + 8 + 16  # mask, labels, sort order (int64), sort scratch
-# Device bytes per vertex: offsets, BFS queues, parents, bitmaps; validator offsets, counts, levels.
-PER_VERTEX_BYTES = 8 + 16 + 4 + 1 + 8 + 8 + 16
+# Device bytes per vertex: offsets; BFS queues, prefix sums, parents, bitmaps; SSSP state, light_end,
+# queues, stamps, outputs; validator offsets, counts, levels.
+PER_VERTEX_BYTES = 8 + (8 + 8 + 4 + 1) + (8 + 8 + 12 + 8 + 8) + (8 + 8 + 16)
 
 
 def memory_estimate_bytes(scale, edgefactor):
@@ -78,6 +74,10 @@ class Backend:
             "cupy": cupy.__version__,
         }
 
+    def energy_devices(self):
+        """PCI bus ids of the GPUs whose energy this run draws: the current CUDA device."""
+        return [cupy.cuda.Device().pci_bus_id]
+
     def check_memory(self, scale, edgefactor):
         needed = memory_estimate_bytes(scale, edgefactor)
         free = free_device_bytes()
@@ -89,19 +89,9 @@ class Backend:
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """The reference's edge list ``(src, dst, weights)`` on the device; ``progress(n)`` is told of each chunk."""
-        num_tuples = edgefactor << scale
-        label = neighbor_dtype(1 << scale)
-        src = cupy.empty(num_tuples, dtype=label)
-        dst = cupy.empty(num_tuples, dtype=label)
-        weights = cupy.empty(num_tuples, dtype=np.float32)
-        for start in range(0, num_tuples, GENERATION_CHUNK_EDGES):
-            stop = min(start + GENERATION_CHUNK_EDGES, num_tuples)
-            chunk = kronecker.generate_edges(scale, edgefactor, seed1, seed2, start, stop)
-            for device_array, host_array in zip((src, dst, weights), chunk):
-                device_array[start:stop].set(host_array.astype(device_array.dtype, copy=False))
-            if progress:
-                progress(stop - start)
-        return src, dst, weights
+        edges = generator.generate_edges(scale, edgefactor, seed1, seed2, progress=progress)
+        cupy.cuda.get_current_stream().synchronize()  # generation is timed by the caller's clock
+        return edges
 
     def generate_rmat(self, scale, edgefactor, probabilities, seed):
         from graph500.generators import rmat
@@ -110,7 +100,9 @@ class Backend:
         return tuple(cupy.asarray(x) for x in rmat.generate_rmat(scale, edgefactor, a=a, b=b, c=c, d=d, seed=seed))
 
     def build(self, src, dst, num_vertices, weights):
-        return gpu_build.build_csr(src, dst, num_vertices, weights)
+        graph = gpu_build.build_csr(src, dst, num_vertices, weights)
+        cupy.cuda.get_current_stream().synchronize()  # construction is timed by the caller's clock
+        return graph
 
     def incident_vertices(self, src, dst, num_vertices):
         """Host boolean array: vertices with an edge other than a self-loop."""

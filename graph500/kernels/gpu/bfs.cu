@@ -3,10 +3,6 @@
 // Vertices are int (N <= 2^31); bitmaps are u32 words, bit v & 31 of word v >> 5.
 // Every level kernel adds to the level's counters (one atomic per block):
 
-typedef unsigned long long u64;
-typedef long long i64;
-typedef unsigned int u32;
-
 #define FRONTIER_SIZE 0     // vertices discovered by the level: the next frontier
 #define FRONTIER_EDGES 1    // the sum of their degrees
 #define FRONTIER_HUBS 2     // those of degree >= hub_degree
@@ -15,14 +11,9 @@ typedef unsigned int u32;
 #define SCANNED_EDGES 5     // bottom-up: neighbours read
 #define NUM_COUNTERS 6
 
-#define THREADS 256
-#define WARPS (THREADS / 32)
-#define TOP_DOWN_ITEMS 4
-#define TOP_DOWN_TILE (THREADS * TOP_DOWN_ITEMS)
-#ifndef BOTTOM_UP_PROBES
+#define THREADS BLOCK_THREADS
+#define WARPS BLOCK_WARPS
 #define BOTTOM_UP_PROBES 2  // neighbours a bottom-up thread loads before testing them
-#endif
-#define FULL_MASK 0xFFFFFFFFu
 
 __device__ __forceinline__ bool test_bit(const u32* __restrict__ bitmap, int v) {
     return (__ldg(&bitmap[v >> 5]) >> (v & 31)) & 1u;
@@ -33,13 +24,7 @@ __device__ __forceinline__ u32 degree_of(const i64* __restrict__ offsets, int v)
 }
 
 // Per-thread sums of one level's discoveries, added to the counters once per block.
-struct LevelTally {
-    u64 values[NUM_COUNTERS];
-
-    __device__ LevelTally() {
-        for (int k = 0; k < NUM_COUNTERS; ++k) values[k] = 0;
-    }
-
+struct LevelTally : BlockTally<NUM_COUNTERS> {
     // A vertex of the next frontier whose slot in it is already counted (top-down).
     __device__ void queued(u32 degree, u32 hub_degree) {
         values[FRONTIER_EDGES] += degree;
@@ -50,23 +35,6 @@ struct LevelTally {
         values[FRONTIER_SIZE] += 1;
         queued(degree, hub_degree);
     }
-
-    // Block-wide sum, then one atomicAdd per nonzero counter. All threads must call it.
-    __device__ void add_to(u64* counters) {
-        __shared__ u64 warp_sums[WARPS][NUM_COUNTERS];
-        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-        for (int k = 0; k < NUM_COUNTERS; ++k) {
-            u64 value = values[k];
-            for (int delta = 16; delta; delta >>= 1) value += __shfl_down_sync(FULL_MASK, value, delta);
-            if (lane == 0) warp_sums[warp][k] = value;
-        }
-        __syncthreads();
-        if (threadIdx.x < NUM_COUNTERS) {
-            u64 total = 0;
-            for (int w = 0; w < WARPS; ++w) total += warp_sums[w][threadIdx.x];
-            if (total) atomicAdd(&counters[threadIdx.x], total);
-        }
-    }
 };
 
 // Start a search: parents -1 but the root's, visited = the vertices that are
@@ -74,7 +42,7 @@ struct LevelTally {
 extern "C" __global__ void __launch_bounds__(THREADS)
 start_search(int root, i64 num_vertices, int num_words, const u32* __restrict__ never_searched,
              const i64* __restrict__ offsets, u32 hub_degree, int* __restrict__ parent, u32* __restrict__ visited,
-             int* __restrict__ queue, u32* __restrict__ queue_degree, u64* __restrict__ counters) {
+             int* __restrict__ queue, u64* __restrict__ counters) {
     const i64 stride = (i64)gridDim.x * THREADS;
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += stride)
         parent[v] = v == root ? root : -1;
@@ -83,7 +51,6 @@ start_search(int root, i64 num_vertices, int num_words, const u32* __restrict__ 
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         const u32 degree = degree_of(offsets, root);
         queue[0] = root;
-        queue_degree[0] = degree;
         for (int k = 0; k < NUM_COUNTERS; ++k) counters[k] = 0;
         counters[FRONTIER_SIZE] = 1;
         counters[FRONTIER_EDGES] = degree;
@@ -91,82 +58,27 @@ start_search(int root, i64 num_vertices, int num_words, const u32* __restrict__ 
     }
 }
 
-// The first index i of the sorted array with values[i] > key (size if none).
-__device__ __forceinline__ int upper_bound(const u64* __restrict__ values, int size, u64 key) {
-    int low = 0, high = size;
-    while (low < high) {
-        const int middle = (low + high) >> 1;
-        if (values[middle] <= key) low = middle + 1; else high = middle;
-    }
-    return low;
-}
-
-// Top-down level, edge-parallel. The frontier's edges are numbered 0 .. total_edges - 1
-// in queue order (edge_end: inclusive prefix sums of the frontier's degrees); block b
-// takes edges [b * TILE, (b + 1) * TILE). A tile spans at most TILE frontier vertices
-// (every frontier vertex has an edge), whose edge starts, CSR rows and labels the
-// block loads into shared memory; each edge finds its vertex by binary search there.
-// A vertex is claimed by the atomicOr that sets its visited bit; the block gathers its
+// Top-down level, edge-parallel (for_each_frontier_edge over the queue's CSR rows).
+// A vertex is claimed by the atomicOr that sets its visited bit; the block stages its
 // claims in shared memory and appends them to the next queue with one atomicAdd.
 extern "C" __global__ void __launch_bounds__(THREADS)
 top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end, int queue_size, u64 total_edges,
                 const i64* __restrict__ offsets, const int* __restrict__ neighbors, u32 hub_degree,
                 u32* __restrict__ visited, int* __restrict__ parent, int* __restrict__ next_queue,
-                u32* __restrict__ next_degree, u64* __restrict__ counters) {
-    __shared__ u64 tile_edge_start[TOP_DOWN_TILE];
-    __shared__ i64 tile_row[TOP_DOWN_TILE];
-    __shared__ int tile_vertex[TOP_DOWN_TILE];
-    __shared__ int claimed_vertex[TOP_DOWN_TILE];
-    __shared__ u32 claimed_degree[TOP_DOWN_TILE];
-    __shared__ int first_index, tile_vertices;
-    __shared__ u32 claimed;
-    __shared__ u64 queue_base;
-
-    const u64 tile_begin = blockIdx.x * (u64)TOP_DOWN_TILE;
-    const u64 tile_end = min(tile_begin + TOP_DOWN_TILE, total_edges);
-    if (threadIdx.x == 0) {
-        const int first = upper_bound(edge_end, queue_size, tile_begin);
-        first_index = first;
-        tile_vertices = upper_bound(edge_end, queue_size, tile_end - 1) - first + 1;
-        claimed = 0;
-    }
-    __syncthreads();
-    const int first = first_index, count = tile_vertices;
-    for (int j = threadIdx.x; j < count; j += THREADS) {
-        const int u = queue[first + j];
-        tile_vertex[j] = u;
-        tile_row[j] = offsets[u];
-        tile_edge_start[j] = first + j ? edge_end[first + j - 1] : 0;
-    }
-    __syncthreads();
-
-    for (int item = 0; item < TOP_DOWN_ITEMS; ++item) {
-        const u64 e = tile_begin + item * THREADS + threadIdx.x;
-        if (e >= tile_end) break;
-        int low = 0, high = count - 1;  // the last j with tile_edge_start[j] <= e
-        while (low < high) {
-            const int middle = (low + high + 1) >> 1;
-            if (tile_edge_start[middle] <= e) low = middle; else high = middle - 1;
-        }
-        const int v = neighbors[tile_row[low] + (i64)(e - tile_edge_start[low])];
-        const u32 bit = 1u << (v & 31);
-        if (visited[v >> 5] & bit) continue;
-        if (atomicOr(&visited[v >> 5], bit) & bit) continue;
-        parent[v] = tile_vertex[low];
-        const u32 slot = atomicAdd(&claimed, 1u);
-        claimed_vertex[slot] = v;
-        claimed_degree[slot] = degree_of(offsets, v);
-    }
-    __syncthreads();
-    const u32 num_claimed = claimed;
-    if (threadIdx.x == 0 && num_claimed) queue_base = atomicAdd(&counters[FRONTIER_SIZE], (u64)num_claimed);
-    __syncthreads();
+                u64* __restrict__ counters) {
+    __shared__ StagedQueue<EXPAND_TILE> claimed;
+    if (threadIdx.x == 0) claimed.count = 0;
     LevelTally tally;
-    for (u32 j = threadIdx.x; j < num_claimed; j += THREADS) {
-        next_queue[queue_base + j] = claimed_vertex[j];
-        next_degree[queue_base + j] = claimed_degree[j];
-        tally.queued(claimed_degree[j], hub_degree);
-    }
+    for_each_frontier_edge(queue, edge_end, queue_size, total_edges, offsets, [&](int u, i64 e) {
+        const int v = neighbors[e];
+        const u32 bit = 1u << (v & 31);
+        if (visited[v >> 5] & bit) return;
+        if (atomicOr(&visited[v >> 5], bit) & bit) return;
+        parent[v] = u;
+        claimed.push(v);
+        tally.queued(degree_of(offsets, v), hub_degree);
+    });
+    claimed.flush(next_queue, &counters[FRONTIER_SIZE]);
     tally.add_to(counters);
 }
 
@@ -210,13 +122,7 @@ bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __rest
                 if (found) tally.discovered((u32)(end - begin), hub_degree);
             }
             found_mask = __ballot_sync(FULL_MASK, found);
-            const u32 more_mask = __ballot_sync(FULL_MASK, more);
-            if (more_mask) {
-                u64 base = 0;
-                if (lane == 0) base = atomicAdd(&counters[LONG_QUEUE_SIZE], (u64)__popc(more_mask));
-                base = __shfl_sync(FULL_MASK, base, 0);
-                if (more) long_queue[base + __popc(more_mask & ((1u << lane) - 1))] = v;
-            }
+            warp_append(more, v, long_queue, &counters[LONG_QUEUE_SIZE]);
             if (lane == 0 && found_mask) visited[word] = seen | found_mask;
         }
         if (lane == 0) next_frontier[word] = found_mask;
@@ -270,27 +176,15 @@ queue_to_bitmap(const int* __restrict__ queue, int queue_size, u32* __restrict__
     if (i < queue_size) atomicOr(&bitmap[queue[i] >> 5], 1u << (queue[i] & 31));
 }
 
-// Direction switch, bottom-up to top-down, first pass: the population of every bitmap word.
-extern "C" __global__ void __launch_bounds__(THREADS)
-count_bits(const u32* __restrict__ bitmap, int num_words, u32* __restrict__ word_counts) {
-    const int w = blockIdx.x * THREADS + threadIdx.x;
-    if (w < num_words) word_counts[w] = __popc(bitmap[w]);
-}
-
-// Second pass: each word writes its vertices, in order, from its rank (word_end:
-// inclusive prefix sums of the populations). The queue comes out sorted, without atomics.
+// Direction switch, bottom-up to top-down: each word writes its vertices, in order, from
+// its rank (word_end: inclusive prefix sums of the word populations). The queue comes
+// out sorted, without atomics.
 extern "C" __global__ void __launch_bounds__(THREADS)
 bitmap_to_queue(const u32* __restrict__ bitmap, int num_words, const u64* __restrict__ word_end,
-                const i64* __restrict__ offsets, int* __restrict__ queue, u32* __restrict__ queue_degree) {
+                int* __restrict__ queue) {
     const int w = blockIdx.x * THREADS + threadIdx.x;
     if (w >= num_words) return;
     u32 bits = bitmap[w];
     u64 rank = word_end[w] - __popc(bits);
-    while (bits) {
-        const int v = (w << 5) | (__ffs(bits) - 1);
-        queue[rank] = v;
-        queue_degree[rank] = degree_of(offsets, v);
-        rank++;
-        bits &= bits - 1;
-    }
+    for (; bits; bits &= bits - 1) queue[rank++] = (w << 5) | (__ffs(bits) - 1);
 }

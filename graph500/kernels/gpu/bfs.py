@@ -11,15 +11,14 @@ in how each level's direction is chosen:
   Search", SC 2012).
 
 Top-down level (edge-parallel, ``top_down_expand`` in ``bfs.cu``): the
-frontier is a queue of vertices with their degrees; an inclusive prefix sum
-of the degrees numbers the frontier's edges, and the grid is cut into tiles
-of edges, not of vertices, so a hub's edges spread over many blocks (the
-load-balanced search of Merrill, Garland, Grimshaw, "Scalable GPU Graph
-Traversal", PPoPP 2012, and of moderngpu). A block finds the frontier
-vertices its tile spans, stages their rows in shared memory and maps each
-edge to its vertex by binary search there. A vertex is claimed by the
-``atomicOr`` that sets its bit in the visited bitmap, so the next queue has
-no duplicates; the block appends its claims with one atomic add.
+frontier is a queue of vertices; an inclusive prefix sum of their degrees
+(``frontier.py``) numbers the frontier's edges, and the grid is cut into
+tiles of edges, not of vertices, so a hub's edges spread over many blocks
+(the load-balanced search of Merrill, Garland, Grimshaw, "Scalable GPU Graph
+Traversal", PPoPP 2012; ``for_each_frontier_edge`` in ``common.cuh``). A
+vertex is claimed by the ``atomicOr`` that sets its bit in the visited
+bitmap, so the next queue has no duplicates; a block appends its claims with
+one atomic add.
 
 Bottom-up level (``bottom_up_scan``, ``bottom_up_long``): visited and frontier
 are bitmaps (N/8 bytes each, in L2 at SCALE 26). A warp takes a 32-vertex
@@ -55,9 +54,9 @@ the level's only synchronisation. No Python loop touches vertices or edges.
 
 Data structures (N vertices, W = ceil(N / 32) words): ``parent`` int32 (the
 output, -1 unreached); bitmaps ``visited``, ``frontier``, ``next_frontier``
-and ``never_searched`` (W uint32 each); two queues of vertices with their
-degrees (int32 and uint32, N each; a bottom-up level borrows the idle one as
-its long queue); prefix sums (uint64).
+and ``never_searched`` (W uint32 each); two queues of vertices (int32, N
+each; a bottom-up level borrows the idle one as its long queue); prefix sums
+(uint64, N).
 
 Tunables (constructor arguments): ``alpha`` (ALPHA), ``beta`` (BETA),
 ``switch_rule``, ``hub_share`` (HUB_SHARE), ``hub_degree`` (HUB_DEGREE),
@@ -70,6 +69,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.gpu import runtime
+from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
 
 ALPHA = 14.0
@@ -80,8 +80,8 @@ SHORT_SCAN = 32
 SWITCH_RULES = ("beamer", "hub-share")
 
 TOP_DOWN, BOTTOM_UP = "top-down", "bottom-up"
-THREADS = 256  # bfs.cu's THREADS
-TOP_DOWN_TILE = 256 * 4  # bfs.cu's TOP_DOWN_TILE
+THREADS = 256  # common.cuh's BLOCK_THREADS
+EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
 # bfs.cu's counters
 FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS, LONG_QUEUE_SIZE, SCANNED_VERTICES, SCANNED_EDGES = range(6)
 NUM_COUNTERS = 6
@@ -118,13 +118,13 @@ class LevelSynchronousBFS:
         self._frontier = cupy.empty(self._num_words, dtype=np.uint32)
         self._next_frontier = cupy.empty(self._num_words, dtype=np.uint32)
         self._queue = cupy.empty(max(n, 1), dtype=np.int32)
-        self._queue_degree = cupy.empty(max(n, 1), dtype=np.uint32)
         self._next_queue = cupy.empty(max(n, 1), dtype=np.int32)
-        self._next_degree = cupy.empty(max(n, 1), dtype=np.uint32)
-        self._word_counts = cupy.empty(self._num_words, dtype=np.uint32)
+        self._prefix_sums = PrefixSums(max(n, self._num_words))
+        self._row_end = graph.offsets[1:]
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
         self._scan_grid = runtime.persistent_blocks(_kernel("bottom_up_scan"), THREADS, self._num_words * 32)
         self._long_grid = runtime.persistent_blocks(_kernel("bottom_up_long"), THREADS)
+        cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
     def search(self, root):
         """The parent array (int32 CuPy array, -1 for unreached) of a BFS from ``root``."""
@@ -133,7 +133,7 @@ class LevelSynchronousBFS:
         start = _kernel("start_search")
         start((runtime.persistent_blocks(start, THREADS, graph.num_vertices),), (THREADS,),
               (i32(root), i64(graph.num_vertices), i32(self._num_words), self._never_searched, graph.offsets,
-               u32(self.hub_degree), parent, self._visited, self._queue, self._queue_degree, self._counters.device))
+               u32(self.hub_degree), parent, self._visited, self._queue, self._counters.device))
         counts = self._counters.read()
         size, edges, hubs = (int(counts[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS))
         unexplored = graph.num_edges - edges
@@ -182,14 +182,12 @@ class LevelSynchronousBFS:
     def _top_down_level(self, parent, size, edges):
         graph = self.graph
         if edges:
-            edge_end = cupy.cumsum(self._queue_degree[:size], dtype=np.uint64)
+            edge_end = self._prefix_sums.of_edge_counts(self._queue, size, graph.offsets, self._row_end)
             _kernel("top_down_expand")(
-                (runtime.blocks_for(edges, TOP_DOWN_TILE),), (THREADS,),
+                (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
                 (self._queue, edge_end, i32(size), u64(edges), graph.offsets, graph.neighbors,
-                 u32(self.hub_degree), self._visited, parent, self._next_queue, self._next_degree,
-                 self._counters.device))
+                 u32(self.hub_degree), self._visited, parent, self._next_queue, self._counters.device))
         self._queue, self._next_queue = self._next_queue, self._queue
-        self._queue_degree, self._next_degree = self._next_degree, self._queue_degree
 
     def _bottom_up_level(self, parent):
         graph = self.graph
@@ -212,12 +210,10 @@ class LevelSynchronousBFS:
                                    (self._queue, i32(size), self._frontier))
 
     def _bitmap_to_queue(self):
-        """Bottom-up to top-down: the frontier bitmap becomes a sorted queue with degrees."""
-        blocks = (runtime.blocks_for(self._num_words, THREADS),)
-        _kernel("count_bits")(blocks, (THREADS,), (self._frontier, i32(self._num_words), self._word_counts))
-        word_end = cupy.cumsum(self._word_counts, dtype=np.uint64)
-        _kernel("bitmap_to_queue")(blocks, (THREADS,), (self._frontier, i32(self._num_words), word_end,
-                                                        self.graph.offsets, self._queue, self._queue_degree))
+        """Bottom-up to top-down: the frontier bitmap becomes a sorted queue."""
+        word_end = self._prefix_sums.of_populations(self._frontier, self._num_words)
+        _kernel("bitmap_to_queue")((runtime.blocks_for(self._num_words, THREADS),), (THREADS,),
+                                   (self._frontier, i32(self._num_words), word_end, self._queue))
 
 
 def _bitmap(flags, num_words):

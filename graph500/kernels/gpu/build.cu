@@ -3,12 +3,7 @@
 // Templates over the label type of the input tuples (int or long long) are
 // instantiated by name from build.py. Keys are 64-bit: row << 32 | neighbour.
 
-typedef unsigned long long u64;
-typedef long long i64;
-typedef unsigned int u32;
-
-#define THREADS 256
-#define WARPS (THREADS / 32)
+#define THREADS BLOCK_THREADS
 #define SCAN_ITEMS 8
 #define SCAN_TILE (THREADS * SCAN_ITEMS)
 #define INFINITY_BITS 0x7F800000u  // larger patterns: NaN, or a sign bit (negative, -0.0)
@@ -16,34 +11,6 @@ typedef unsigned int u32;
 // Errors found in the tuples: [0] labels out of range, [1] bad weights.
 #define ERROR_LABEL 0
 #define ERROR_WEIGHT 1
-
-__device__ __forceinline__ u32 warp_inclusive_scan(u32 value) {
-    const int lane = threadIdx.x & 31;
-    for (int delta = 1; delta < 32; delta <<= 1) {
-        u32 other = __shfl_up_sync(0xFFFFFFFFu, value, delta);
-        if (lane >= delta) value += other;
-    }
-    return value;
-}
-
-// Exclusive prefix sum of one value per thread over the block; `total` gets the block's sum.
-__device__ __forceinline__ u32 block_exclusive_scan(u32 value, u32* total) {
-    __shared__ u32 warp_sums[WARPS];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    u32 inclusive = warp_inclusive_scan(value);
-    if (lane == 31) warp_sums[warp] = inclusive;
-    __syncthreads();
-    if (warp == 0) {
-        u32 sum = lane < WARPS ? warp_sums[lane] : 0;
-        u32 scanned = warp_inclusive_scan(sum);
-        if (lane < WARPS) warp_sums[lane] = scanned - sum;
-        if (lane == WARPS - 1) *total = scanned;
-    }
-    __syncthreads();
-    u32 result = warp_sums[warp] + inclusive - value;
-    __syncthreads();
-    return result;
-}
 
 // Step 1: per block, count the directed entries falling in each row bucket
 // (bucket = row >> bucket_shift) into block_counts[block * num_buckets + bucket];
@@ -107,7 +74,7 @@ count_unique(const u64* __restrict__ keys, u64 num_keys, u32* __restrict__ tile_
     for (int k = 0; k < SCAN_ITEMS; ++k)
         if (first + k < num_keys && starts_run(keys, first + k)) count++;
     __shared__ u32 total;
-    block_exclusive_scan(count, &total);
+    block_exclusive_scan<u32>(count, &total);
     if (threadIdx.x == 0) tile_counts[blockIdx.x] = total;
 }
 
@@ -125,7 +92,7 @@ write_unique(const u64* __restrict__ keys, u64 num_keys, const u64* __restrict__
             count++;
         }
     __shared__ u32 block_total;
-    u64 rank = (blockIdx.x ? tile_inclusive[blockIdx.x - 1] : 0) + block_exclusive_scan(count, &block_total);
+    u64 rank = (blockIdx.x ? tile_inclusive[blockIdx.x - 1] : 0) + block_exclusive_scan<u32>(count, &block_total);
     for (int k = 0; k < SCAN_ITEMS; ++k) {
         if (!((unique_flags >> k) & 1u)) continue;
         const u64 i = first + k, key = keys[i];

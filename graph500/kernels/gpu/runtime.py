@@ -1,7 +1,7 @@
 """Compiling and launching this package's CUDA C++ kernels through CuPy.
 
-Every ``NAME.cu`` file beside this module is compiled once per process by
-NVRTC (``cupy.RawModule``, C++17, for the current device's architecture; CuPy
+Every ``NAME.cu`` file beside this module, preceded by ``common.cuh``, is
+compiled once per process by NVRTC (``cupy.RawModule``, C++17, for the current device's architecture; CuPy
 keeps the binaries in its on-disk kernel cache between processes). Kernels are
 launched on CuPy's current stream, so CUDA events recorded on that stream time
 them.
@@ -23,6 +23,7 @@ except ImportError:  # the package imports without CuPy; nothing here runs then
     cupy = None
 
 SOURCE_DIR = pathlib.Path(__file__).parent
+COMMON_HEADER = SOURCE_DIR / "common.cuh"  # put in front of every source (so CuPy's cache key covers it)
 COMPILE_OPTIONS = ("--std=c++17",)
 RESIDENT_THREADS_PER_SM = 2048  # Hopper, Ampere: the most threads a multiprocessor holds
 REGISTERS_PER_SM = 65536
@@ -33,7 +34,7 @@ NULL = np.uint64(0)  # a null pointer argument: pointers are passed as 8-byte va
 @functools.lru_cache(maxsize=None)
 def module(source_name, name_expressions=()):
     """The compiled ``SOURCE_NAME.cu``; template instances to compile are named in ``name_expressions``."""
-    code = (SOURCE_DIR / f"{source_name}.cu").read_text()
+    code = COMMON_HEADER.read_text() + (SOURCE_DIR / f"{source_name}.cu").read_text()
     return cupy.RawModule(code=code, options=COMPILE_OPTIONS, name_expressions=name_expressions or None)
 
 
@@ -96,9 +97,11 @@ class DeviceCounters:
         self._pinned = cupy.cuda.alloc_pinned_memory(self._nbytes)
         self.host = np.frombuffer(self._pinned, dtype=np.uint64, count=count)
 
-    def reset(self):
+    def reset(self, count=None):
+        """Zero the first ``count`` counters (all by default)."""
+        nbytes = self._nbytes if count is None else 8 * count
         stream = cupy.cuda.get_current_stream()
-        cupy.cuda.runtime.memsetAsync(self.device.data.ptr, 0, self._nbytes, stream.ptr)
+        cupy.cuda.runtime.memsetAsync(self.device.data.ptr, 0, nbytes, stream.ptr)
 
     def read(self):
         """The counters as a host uint64 array (valid until the next read)."""

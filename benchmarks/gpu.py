@@ -1,13 +1,16 @@
-"""GPU BFS benchmark: per-kernel TEPS, construction and validation time, bottom-up bandwidth.
+"""GPU benchmark: generation rate, per-kernel BFS and SSSP TEPS, construction and validation time,
+bottom-up bandwidth.
 
-    PYTHONPATH=. python benchmarks/gpu_bfs.py [--scales 20 22 24 26] [--roots 64] [--json PATH]
+    PYTHONPATH=. python benchmarks/gpu.py [--scales 20 22 24 26] [--roots 64] [--deltas 0.1] [--json PATH]
 
 For each SCALE (edgefactor 16, seeds 2 and 3, the reference's search keys):
-generate on the GPU backend, build the CSR on the device (construction
-time), prepare the validator on the device, then for each GPU BFS kernel run
+generate on the GPU (edges and weights per second), build the weighted CSR
+on the device (construction time), prepare the validator on the device, then
+for each GPU BFS kernel, and for the delta-stepping SSSP with each delta, run
 one untimed warm-up and one timed search per key, each validated on the
 device (all must pass), and report the harmonic mean TEPS as the Graph500
-report does, the kernel's own set-up time and the mean validation time.
+report does, the kernel's own set-up time (for SSSP: the light/heavy split)
+and the mean validation time.
 
 Bottom-up bandwidth: the direction-optimizing and bottom-up kernels are run
 again with per-level CUDA events (``trace=True``, not the timed runs) on up
@@ -30,7 +33,8 @@ from graph500 import kernels, stats
 from graph500.generators import roots as roots_module
 from graph500.kernels.gpu import bfs as gpu_bfs
 from graph500.kernels.gpu.backend import Backend
-from graph500.validators import ValidationGraph, validate_bfs
+from graph500.kernels.gpu import sssp as gpu_sssp
+from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
 
 EDGEFACTOR = 16
 SEEDS = (2, 3)
@@ -72,21 +76,21 @@ def bottom_up_rate(kernel_class, graph, roots):
     return (moved / seconds if seconds else float("nan")), levels
 
 
-def run_kernel(backend, kernel_class, graph, validation_graph, roots):
+def run_kernel(backend, make_kernel, name, validate, validation_graph, roots):
     start = time.perf_counter()
-    kernel = kernel_class(graph)
-    cupy.cuda.get_current_stream().synchronize()
+    kernel = make_kernel()
     setup = time.perf_counter() - start
     kernel.search(roots[0])  # warm-up: compiles
     times, nedges, validate_times = [], [], []
     for root in roots:
-        parents, seconds = backend.timed(kernel.search, root)
+        output, seconds = backend.timed(kernel.search, root)
+        outputs = output if isinstance(output, tuple) else (output,)
         start = time.perf_counter()
-        nedges.append(validate_bfs(validation_graph, root, parents))
+        nedges.append(validate(validation_graph, root, *outputs))
         validate_times.append(time.perf_counter() - start)
         times.append(seconds)
     return {
-        "kernel": kernel_class.name,
+        "kernel": name,
         "harmonic_mean_teps": stats.teps_summary(times, nedges)["harmonic_mean"],
         "median_time": float(np.median(times)),
         "setup_seconds": setup,
@@ -94,30 +98,32 @@ def run_kernel(backend, kernel_class, graph, validation_graph, roots):
     }
 
 
-def run_scale(scale, kernel_names, num_roots, bandwidth, show_trace):
+def run_scale(scale, kernel_names, deltas, num_roots, bandwidth, show_trace):
     backend = Backend()
     num_vertices = 1 << scale
+    backend.generate(10, EDGEFACTOR, *SEEDS)  # warm-up: compiles
     start = time.perf_counter()
     src, dst, weights = backend.generate(scale, EDGEFACTOR, *SEEDS)
     generation = time.perf_counter() - start
-    del weights
     start = time.perf_counter()
-    graph = backend.build(src, dst, num_vertices, None)
-    cupy.cuda.get_current_stream().synchronize()
+    graph = backend.build(src, dst, num_vertices, weights)
     construction = time.perf_counter() - start
     has_edge = backend.incident_vertices(src, dst, num_vertices)
     roots, _ = roots_module.search_keys(scale, *SEEDS, has_edge, num_roots)
     roots = [int(root) for root in roots]
     start = time.perf_counter()
-    validation_graph = ValidationGraph.from_edges(src, dst, num_vertices)
+    validation_graph = ValidationGraph.from_edges(src, dst, num_vertices, weights)
     validation_setup = time.perf_counter() - start
-    del src, dst
+    del src, dst, weights
+    common = {"scale": scale, "generation_edges_per_second": (EDGEFACTOR << scale) / generation,
+              "construction_seconds": construction, "validation_setup_seconds": validation_setup}
+    print(f"{scale:5d}  generation {common['generation_edges_per_second'] / 1e9:6.2f} G edges/s  "
+          f"construction {construction:7.3f} s  validation setup {validation_setup:6.3f} s", flush=True)
     rows = []
     for name in kernel_names:
         kernel_class = kernels.get("bfs", "gpu", name)
-        row = {"scale": scale, "generation_seconds": generation, "construction_seconds": construction,
-               "validation_setup_seconds": validation_setup, **run_kernel(backend, kernel_class, graph,
-                                                                         validation_graph, roots)}
+        row = {**common, **run_kernel(backend, lambda: kernel_class(graph), name, validate_bfs,
+                                      validation_graph, roots)}
         if kernel_class.directions != gpu_bfs.TOP_DOWN:
             rate, levels = bottom_up_rate(kernel_class, graph, roots)
             row.update(bottom_up_bytes_per_second=rate, bottom_up_levels=levels,
@@ -126,14 +132,20 @@ def run_scale(scale, kernel_names, num_roots, bandwidth, show_trace):
         print_row(row)
     if show_trace:
         print_trace(graph, roots[0])
+    for delta in deltas:  # after the BFS runs: the SSSP kernel reorders the graph's rows
+        row = {**common, **run_kernel(backend, lambda: gpu_sssp.DeltaSteppingSSSP(graph, delta=delta),
+                                      f"gpu-delta-stepping delta={delta:g}", validate_sssp, validation_graph,
+                                      roots)}
+        rows.append(row)
+        print_row(row)
     return rows
 
 
 def print_row(row):
     bottom_up = (f"{row['bottom_up_bytes_per_second'] / 1e9:8.0f} GB/s ({row['bottom_up_fraction_of_copy']:4.0%})"
                  if "bottom_up_bytes_per_second" in row else " " * 20)
-    print(f"{row['scale']:5d}  {row['kernel']:26s} {row['harmonic_mean_teps'] / 1e9:9.2f} GTEPS  "
-          f"median {row['median_time'] * 1e3:8.3f} ms  construction {row['construction_seconds']:7.3f} s  "
+    print(f"{row['scale']:5d}  {row['kernel']:32s} {row['harmonic_mean_teps'] / 1e9:9.2f} GTEPS  "
+          f"median {row['median_time'] * 1e3:8.3f} ms  set-up {row['setup_seconds']:6.3f} s  "
           f"validate {row['validate_seconds'] * 1e3:7.1f} ms/search  bottom-up {bottom_up}", flush=True)
 
 
@@ -151,6 +163,8 @@ def main():
     parser.add_argument("--scales", type=int, nargs="+", default=[20, 22, 24, 26])
     parser.add_argument("--roots", type=int, default=64)
     parser.add_argument("--kernels", nargs="+", default=kernels.available("bfs", "gpu"))
+    parser.add_argument("--deltas", type=float, nargs="*", default=[gpu_sssp.DELTA],
+                        help="delta-stepping bucket widths to run (none: skip SSSP)")
     parser.add_argument("--trace", action="store_true", help="print the direction-optimizing levels of one search")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
     args = parser.parse_args()
@@ -159,7 +173,7 @@ def main():
           flush=True)
     rows = []
     for scale in args.scales:
-        rows += run_scale(scale, args.kernels, args.roots, bandwidth, args.trace)
+        rows += run_scale(scale, args.kernels, args.deltas, args.roots, bandwidth, args.trace)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"copy_bytes_per_second": bandwidth, "rows": rows}, handle, indent=1)

@@ -1,0 +1,164 @@
+// Shared by every .cu file of this package (runtime.py puts it in front of each source).
+//
+// - Block-wide prefix sums (warp shuffles, then one warp over the warp totals).
+// - BlockTally: per-thread counters summed over the block and added to device
+//   counters with one atomicAdd per counter per block.
+// - StagedQueue: a block gathers the vertices it appends to a queue in shared
+//   memory and reserves their slots with one atomicAdd; warp_append does the
+//   same for a warp, with ballots.
+// - for_each_frontier_edge: the edge-parallel expansion of a frontier queue
+//   (load-balanced search): the frontier's edges are numbered in queue order by
+//   an inclusive prefix sum of the vertices' edge counts (edge_end); block b
+//   takes edges [b * EXPAND_TILE, (b + 1) * EXPAND_TILE), stages the frontier
+//   vertices its tile spans in shared memory, and maps each edge to its vertex
+//   by binary search there. Precondition: every queued vertex has at least one
+//   edge in its range, so that a tile spans at most EXPAND_TILE vertices.
+
+typedef unsigned long long u64;
+typedef long long i64;
+typedef unsigned int u32;
+
+#define FULL_MASK 0xFFFFFFFFu
+#define BLOCK_THREADS 256
+#define BLOCK_WARPS (BLOCK_THREADS / 32)
+#define EXPAND_ITEMS 4
+#define EXPAND_TILE (BLOCK_THREADS * EXPAND_ITEMS)
+
+template <typename T>
+__device__ __forceinline__ T warp_inclusive_scan(T value) {
+    const int lane = threadIdx.x & 31;
+    for (int delta = 1; delta < 32; delta <<= 1) {
+        const T other = __shfl_up_sync(FULL_MASK, value, delta);
+        if (lane >= delta) value += other;
+    }
+    return value;
+}
+
+// Exclusive prefix sum of one value per thread over a block of BLOCK_THREADS;
+// `total` receives the block's sum. All threads must call it.
+template <typename T>
+__device__ __forceinline__ T block_exclusive_scan(T value, T* total) {
+    __shared__ T warp_sums[BLOCK_WARPS];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const T inclusive = warp_inclusive_scan(value);
+    if (lane == 31) warp_sums[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+        const T sum = lane < BLOCK_WARPS ? warp_sums[lane] : T(0);
+        const T scanned = warp_inclusive_scan(sum);
+        if (lane < BLOCK_WARPS) warp_sums[lane] = scanned - sum;
+        if (lane == BLOCK_WARPS - 1) *total = scanned;
+    }
+    __syncthreads();
+    const T result = warp_sums[warp] + inclusive - value;
+    __syncthreads();
+    return result;
+}
+
+template <int COUNTERS>
+struct BlockTally {
+    u64 values[COUNTERS];
+
+    __device__ BlockTally() {
+        for (int k = 0; k < COUNTERS; ++k) values[k] = 0;
+    }
+
+    // Sum over the block, then one atomicAdd per nonzero counter. All threads must call it.
+    __device__ void add_to(u64* counters) {
+        __shared__ u64 warp_sums[BLOCK_WARPS][COUNTERS];
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        for (int k = 0; k < COUNTERS; ++k) {
+            u64 value = values[k];
+            for (int delta = 16; delta; delta >>= 1) value += __shfl_down_sync(FULL_MASK, value, delta);
+            if (lane == 0) warp_sums[warp][k] = value;
+        }
+        __syncthreads();
+        if (threadIdx.x < COUNTERS) {
+            u64 total = 0;
+            for (int w = 0; w < BLOCK_WARPS; ++w) total += warp_sums[w][threadIdx.x];
+            if (total) atomicAdd(&counters[threadIdx.x], total);
+        }
+    }
+};
+
+// Vertices a block appends to a queue; `count` must be zeroed before a barrier that precedes push().
+template <int CAPACITY>
+struct StagedQueue {
+    int vertices[CAPACITY];
+    u32 count;
+    u64 base;
+
+    __device__ void push(int v) { vertices[atomicAdd(&count, 1u)] = v; }
+
+    // Copy the staged vertices to queue[*queue_size ...] and advance *queue_size. All threads must call it.
+    __device__ void flush(int* queue, u64* queue_size) {
+        __syncthreads();
+        const u32 n = count;
+        if (threadIdx.x == 0 && n) base = atomicAdd(queue_size, (u64)n);
+        __syncthreads();
+        for (u32 j = threadIdx.x; j < n; j += BLOCK_THREADS) queue[base + j] = vertices[j];
+    }
+};
+
+// Warp-aggregated append: the lanes with `take` write v to queue[*size ...] in lane order,
+// with one atomicAdd for the warp. All lanes of the warp must call it.
+__device__ __forceinline__ void warp_append(bool take, int v, int* queue, u64* size) {
+    const u32 mask = __ballot_sync(FULL_MASK, take);
+    if (!mask) return;
+    const int lane = threadIdx.x & 31;
+    u64 slot = 0;
+    if (lane == 0) slot = atomicAdd(size, (u64)__popc(mask));
+    slot = __shfl_sync(FULL_MASK, slot, 0) + __popc(mask & ((1u << lane) - 1));
+    if (take) queue[slot] = v;
+}
+
+// The first index i of the sorted array with values[i] > key (size if none).
+__device__ __forceinline__ int upper_bound(const u64* __restrict__ values, int size, u64 key) {
+    int low = 0, high = size;
+    while (low < high) {
+        const int middle = (low + high) >> 1;
+        if (values[middle] <= key) low = middle + 1; else high = middle;
+    }
+    return low;
+}
+
+// Call visit(u, e) for each edge of this block's tile: u a frontier vertex, e the
+// index of its edge in the CSR arrays (row_begin[u] + the edge's rank in the row).
+// Contains barriers: all threads of the block must call it.
+template <typename Visit>
+__device__ __forceinline__ void for_each_frontier_edge(const int* __restrict__ queue, const u64* __restrict__ edge_end,
+                                                       int queue_size, u64 total_edges,
+                                                       const i64* __restrict__ row_begin, Visit visit) {
+    __shared__ u64 tile_edge_start[EXPAND_TILE];
+    __shared__ i64 tile_row[EXPAND_TILE];
+    __shared__ int tile_vertex[EXPAND_TILE];
+    __shared__ int first_index, tile_vertices;
+
+    const u64 tile_begin = blockIdx.x * (u64)EXPAND_TILE;
+    if (tile_begin >= total_edges) return;  // the whole block: no tile
+    const u64 tile_end = min(tile_begin + EXPAND_TILE, total_edges);
+    if (threadIdx.x == 0) {
+        const int first = upper_bound(edge_end, queue_size, tile_begin);
+        first_index = first;
+        tile_vertices = upper_bound(edge_end, queue_size, tile_end - 1) - first + 1;
+    }
+    __syncthreads();
+    const int first = first_index, count = tile_vertices;
+    for (int j = threadIdx.x; j < count; j += BLOCK_THREADS) {
+        const int u = queue[first + j];
+        tile_vertex[j] = u;
+        tile_row[j] = row_begin[u];
+        tile_edge_start[j] = first + j ? edge_end[first + j - 1] : 0;
+    }
+    __syncthreads();
+    for (int item = 0; item < EXPAND_ITEMS; ++item) {
+        const u64 e = tile_begin + item * BLOCK_THREADS + threadIdx.x;
+        if (e >= tile_end) break;
+        int low = 0, high = count - 1;  // the last j with tile_edge_start[j] <= e
+        while (low < high) {
+            const int middle = (low + high + 1) >> 1;
+            if (tile_edge_start[middle] <= e) low = middle; else high = middle - 1;
+        }
+        visit(tile_vertex[low], tile_row[low] + (i64)(e - tile_edge_start[low]));
+    }
+}
