@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from graph500 import harness, io
+from graph500 import energy, harness, io, publish
 from graph500.errors import Graph500Error, ValidationError
 from graph500.generators import kronecker, roots as roots_module
 
@@ -57,6 +57,10 @@ def build_parser():
                      help="kronecker: the reference's generator (default); rmat: general R-MAT, not official")
     run.add_argument("--rmat", type=_rmat_probabilities, default=(0.57, 0.19, 0.19, 0.05), metavar="A,B,C,D",
                      help="R-MAT quadrant probabilities for --generator rmat")
+    run.add_argument("--energy", default="auto", choices=energy.CHOICES,
+                     help="energy meters: nvml (GPUs), rapl (CPU packages and DRAM), auto (every readable one, default), off")
+    run.add_argument("--energy-loop", type=float, default=10.0, metavar="SECONDS",
+                     help="repeat each pass's searches for at least SECONDS while measuring energy (default 10)")
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="progress bars on stderr (default: when stderr is a terminal)")
 
@@ -72,6 +76,7 @@ def build_parser():
     validate.add_argument("--root", type=int, required=True, help="the search key")
     validate.add_argument("--parents", required=True, metavar="FILE", help="parent array: .npy or text, one value a line, -1 unreached")
     validate.add_argument("--distances", metavar="FILE", help="float32 distances (validates an SSSP tree)")
+    publish.add_report_parser(commands)
     return parser
 
 
@@ -80,7 +85,7 @@ def command_run(args):
         scale=args.scale, edgefactor=args.edgefactor, seed1=args.seed1, seed2=args.seed2,
         backend=args.backend, bfs=args.bfs, sssp=args.sssp, run_sssp=not args.no_sssp, num_roots=args.roots,
         validate=not args.skip_validation, json_path=args.json, generator=args.generator,
-        rmat_probabilities=args.rmat, progress=args.progress,
+        rmat_probabilities=args.rmat, progress=args.progress, energy=args.energy, energy_loop=args.energy_loop,
     )
     return harness.run(config)
 
@@ -145,7 +150,8 @@ def command_validate(args):
     return 0
 
 
-COMMANDS = {"run": command_run, "generate": command_generate, "validate": command_validate}
+COMMANDS = {"run": command_run, "generate": command_generate, "validate": command_validate,
+            "report": publish.report_command}
 
 
 def main(argv=None):

@@ -24,10 +24,12 @@ import time
 
 from tqdm import tqdm
 
-from graph500 import kernels, report
+from graph500 import energy, kernels, report
 from graph500.errors import Graph500Error, ValidationError
 from graph500.generators import kronecker, roots as roots_module
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+
+WARM_UP_SCALE = 6  # the tiny graph that compiles everything before the timed steps
 
 
 @dataclasses.dataclass
@@ -48,6 +50,8 @@ class RunConfig:
     generator: str = "kronecker"
     rmat_probabilities: tuple = (0.57, 0.19, 0.19, 0.05)
     progress: bool = None  # None: only when stderr is a terminal
+    energy: str = "auto"
+    energy_loop: float = 10.0
 
 
 def _progress(config, **kwargs):
@@ -90,22 +94,34 @@ def _kernel_class(kind, backend, name):
         raise Graph500Error(error.args[0]) from None
 
 
+def search_all(backend, kernel, root_list):
+    """The searches of a pass and nothing else: what the energy loop repeats."""
+    for root in root_list:
+        backend.timed(kernel.search, int(root))
+
+
+def validate_output(kind, validation_graph, root, output):
+    """Validate a search's output (parents, or (parents, distances)); return nedge."""
+    if kind == "bfs":
+        return validate_bfs(validation_graph, root, output)
+    return validate_sssp(validation_graph, root, *output)
+
+
 def run_pass(config, backend, kind, kernel, root_list, validation_graph):
     """One pass over all roots: timed searches, nedge, timed validation. Raises ValidationError."""
     times, nedges, validate_times = [], [], []
-    validate = validate_bfs if kind == "bfs" else validate_sssp
     with _progress(config, total=len(root_list), desc=kind, unit="search") as bar:
         for root in root_list:
             root = int(root)
             output, seconds = backend.timed(kernel.search, root)
             times.append(seconds)
-            outputs = output if isinstance(output, tuple) else (output,)
             if config.validate:
                 start = time.perf_counter()
-                nedge = validate(validation_graph, root, *outputs)
+                nedge = validate_output(kind, validation_graph, root, output)
                 validate_times.append(time.perf_counter() - start)
             else:
-                nedge = validation_graph.count_reached_tuples(outputs[0] >= 0)
+                parents = output if kind == "bfs" else output[0]
+                nedge = validation_graph.count_reached_tuples(parents >= 0)
             nedges.append(nedge)
             bar.update(1)
     return report.PassResult(times, nedges, validate_times if config.validate else None)
@@ -123,6 +139,15 @@ def _choose_roots(config, backend, src, dst):
     return root_list
 
 
+def _warm_up(backend, bfs_class, sssp_class):
+    """Compile (or load from Numba's or CuPy's cache) what the timed steps run, on a tiny graph."""
+    src, dst, weights = backend.generate(WARM_UP_SCALE, 4, 1, 1)
+    graph = backend.build(src, dst, 1 << WARM_UP_SCALE, weights if sssp_class else None)
+    bfs_class(graph)
+    if sssp_class:
+        sssp_class(graph)
+
+
 def _generator_description(config):
     if config.generator == "kronecker":
         return "kronecker (reference)"
@@ -130,14 +155,18 @@ def _generator_description(config):
     return f"rmat a={a:g} b={b:g} c={c:g} d={d:g} (NOT the Graph500 generator: results are not official)"
 
 
-def run(config, stdout=sys.stdout):
+def run(config, stdout=None):
     """Run the whole protocol; print the report to ``stdout``. Returns the exit status (0 valid, 1 invalid)."""
+    stdout = stdout or sys.stdout
     check_config(config)
     backend = load_backend(config.backend)
     backend.check_memory(config.scale, config.edgefactor)
+    energy_run = energy.EnergyRun(config.energy, config.energy_loop, gpus=backend.energy_devices())
+    energy_run.measure_idle()
     bfs_class = _kernel_class("bfs", backend.name, config.bfs)
     sssp_class = _kernel_class("sssp", backend.name, config.sssp) if config.run_sssp else None
     num_vertices = 1 << config.scale
+    _warm_up(backend, bfs_class, sssp_class)
 
     with _progress(config, total=config.edgefactor << config.scale, desc="generate", unit="edge", unit_scale=True) as bar:
         start = time.perf_counter()
@@ -164,8 +193,12 @@ def run(config, stdout=sys.stdout):
     passes = [("bfs", bfs_kernel)] + ([("sssp", sssp_kernel)] if sssp_kernel else [])
     results = {}
     for kind, kernel in passes:
-        kernel.search(int(root_list[0]))  # warm-up: compiles, untimed
         try:
+            root = int(root_list[0])
+            warm_up_output = kernel.search(root)  # untimed
+            if config.validate:
+                validate_output(kind, validation_graph, root, warm_up_output)
+            energy_run.measure_pass(kind, lambda: search_all(backend, kernel, root_list))
             results[kind] = run_pass(config, backend, kind, kernel, root_list, validation_graph)
         except ValidationError as error:
             print(f"graph500: {error}", file=sys.stderr)
@@ -186,12 +219,14 @@ def run(config, stdout=sys.stdout):
         graph_generation=graph_generation, num_mpi_processes=1, construction_time=construction_time,
         bfs=results["bfs"], sssp=results.get("sssp"),
     ))
+    energy_record = energy_run.record(results)
+    stdout.write(report.energy_block(energy_record))
     stdout.write(report.extensions_block(extensions))
     if config.json_path:
         record = report.run_record(
             config=dataclasses.asdict(config), roots=[int(r) for r in root_list], seeds=[config.seed1, config.seed2],
             graph_generation=graph_generation, construction_time=construction_time,
-            bfs=results["bfs"], sssp=results.get("sssp"), extensions=extensions,
+            bfs=results["bfs"], sssp=results.get("sssp"), extensions=extensions, energy=energy_record,
         )
         report.write_json_atomic(config.json_path, record)
         print(f"graph500: wrote {os.path.abspath(config.json_path)}", file=sys.stderr)

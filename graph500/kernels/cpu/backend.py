@@ -50,6 +50,10 @@ class Backend:
 
         return {"device": f"CPU, {numba.get_num_threads()} Numba threads"}
 
+    def energy_devices(self):
+        """PCI bus ids of the GPUs whose energy this run draws (None: every GPU NVML sees)."""
+        return None
+
     def check_memory(self, scale, edgefactor):
         needed = memory_estimate_bytes(scale, edgefactor)
         available = available_memory_bytes()

@@ -1,0 +1,206 @@
+"""The command line end to end: runs on the fixture graphs, generate, validate, bad input."""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from graph500 import cli, io
+from graph500.generators import kronecker
+from graph500.kernels.cpu.build import build_csr
+from graph500.kernels.cpu.bfs_top_down import TopDownBFS
+from graph500.kernels.cpu.sssp_dijkstra import DijkstraSSSP
+
+DATA = pathlib.Path(__file__).parent / "data" / "reference-v3"
+FIXTURES = {
+    "s9_ef4_seed1-1": (9, 4, 1, 1),
+    "s10_ef16_seed2-3": (10, 16, 2, 3),
+    "s11_ef8_seed5-7": (11, 8, 5, 7),
+    "s12_ef16_seed2-3": (12, 16, 2, 3),
+}
+EXACT_FIELDS = ("SCALE", "edgefactor", "NBFS", "min_nedge", "firstquartile_nedge", "median_nedge",
+                "thirdquartile_nedge", "max_nedge", "mean_nedge", "stddev_nedge")
+
+
+def _fields(text):
+    pairs = {}
+    for line in text.splitlines():
+        if ":" in line and not line.startswith("#"):
+            name, value = line.split(":", 1)
+            pairs[name.strip()] = value.strip()
+    return pairs
+
+
+def _run_cli(capsys, *argv):
+    status = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_run_on_fixture_graph_reports_the_reference_nedge_lines(capsys, tmp_path, name):
+    scale, edgefactor, seed1, seed2 = FIXTURES[name]
+    record_path = tmp_path / "run.json"
+    status, out, err = _run_cli(capsys, "run", "--scale", str(scale), "--edgefactor", str(edgefactor),
+                                "--seed1", str(seed1), "--seed2", str(seed2), "--json", str(record_path))
+    assert status == 0, err
+    ours, reference = _fields(out), _fields((DATA / f"{name}.stats").read_text())
+    for field in EXACT_FIELDS:
+        assert ours[field] == reference[field], field
+    assert list(ours)[:6] == list(reference)[:6]
+    assert ours["num_mpi_processes"] == "1"
+    assert "validation" in ours and ours["validation"] == "passed"
+    record = json.loads(record_path.read_text())
+    assert len(record["roots"]) == 64 and len(record["bfs"]["times"]) == 64
+    assert record["roots"] == np.loadtxt(DATA / f"{name}.roots", dtype=int).tolist()
+
+
+def test_bfs_only_run_has_no_sssp_lines(capsys):
+    status, out, _ = _run_cli(capsys, "run", "--scale", "8", "--no-sssp", "--roots", "4")
+    assert status == 0
+    official = out.split("#")[0]
+    assert "bfs  harmonic_mean_TEPS" in official
+    assert not any(line.startswith("sssp") for line in official.splitlines())
+
+
+@pytest.mark.parametrize("name", ["s10_ef16_seed2-3", "s11_ef8_seed5-7"])
+def test_generate_is_byte_identical_to_the_reference(capsys, tmp_path, name):
+    scale, edgefactor, seed1, seed2 = FIXTURES[name]
+    output = tmp_path / "graph"
+    status, _, err = _run_cli(capsys, "generate", "--scale", str(scale), "--edgefactor", str(edgefactor),
+                              "--seed1", str(seed1), "--seed2", str(seed2), "--output", str(output))
+    assert status == 0, err
+    for ours, reference in (("graph", ".edges"), ("graph.weights", ".edges.weights"), ("graph.roots", ".roots")):
+        assert (tmp_path / ours).read_bytes() == (DATA / f"{name}{reference}").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph", "graph.roots", "graph.weights"]
+
+
+def test_generate_npy_format(capsys, tmp_path):
+    status, _, _ = _run_cli(capsys, "generate", "--scale", "9", "--edgefactor", "4", "--seed1", "1", "--seed2", "1",
+                            "--output", str(tmp_path / "g"), "--format", "npy")
+    assert status == 0
+    src = np.load(tmp_path / "g.src.npy")
+    ref_src, _ = io.read_reference_edges(DATA / "s9_ef4_seed1-1.edges")
+    np.testing.assert_array_equal(src, ref_src)
+
+
+def _fixture_tree(name, tmp_path, kind):
+    scale, edgefactor, seed1, seed2 = FIXTURES[name]
+    src, dst = io.read_reference_edges(DATA / f"{name}.edges")
+    weights = np.fromfile(DATA / f"{name}.edges.weights", dtype="<f4")
+    graph = build_csr(src, dst, 1 << scale, weights)
+    root = int(np.loadtxt(DATA / f"{name}.roots", dtype=int)[0])
+    if kind == "bfs":
+        parents, distances = TopDownBFS(graph).search(root), None
+    else:
+        parents, distances = DijkstraSSSP(graph).search(root)
+    np.save(tmp_path / "parents.npy", parents)
+    if distances is not None:
+        np.save(tmp_path / "distances.npy", distances)
+    return root, parents, distances
+
+
+def test_validate_accepts_a_valid_bfs_tree_in_text_and_npy(capsys, tmp_path):
+    name = "s10_ef16_seed2-3"
+    root, parents, _ = _fixture_tree(name, tmp_path, "bfs")
+    np.savetxt(tmp_path / "parents.txt", parents, fmt="%d")
+    for parents_file in ("parents.npy", "parents.txt"):
+        status, out, _ = _run_cli(capsys, "validate", "--edges", str(DATA / f"{name}.edges"), "--scale", "10",
+                                  "--root", str(root), "--parents", str(tmp_path / parents_file))
+        assert status == 0
+        assert out.strip() == f"valid BFS tree from root {root}: nedge 16239"
+
+
+def test_validate_sssp_and_a_broken_tree(capsys, tmp_path):
+    name = "s12_ef16_seed2-3"
+    root, parents, distances = _fixture_tree(name, tmp_path, "sssp")
+    edges = str(DATA / f"{name}.edges")
+    status, out, _ = _run_cli(capsys, "validate", "--edges", edges, "--root", str(root),
+                              "--parents", str(tmp_path / "parents.npy"), "--distances", str(tmp_path / "distances.npy"))
+    assert status == 0 and out.startswith("valid SSSP tree")
+    reached = np.flatnonzero((parents >= 0) & (np.arange(len(parents)) != root))
+    distances[reached[0]] *= 0.5
+    np.save(tmp_path / "distances.npy", distances)
+    status, out, _ = _run_cli(capsys, "validate", "--edges", edges, "--root", str(root),
+                              "--parents", str(tmp_path / "parents.npy"), "--distances", str(tmp_path / "distances.npy"))
+    assert status == 1
+    assert out.startswith("invalid: sssp validation failed, rule ")
+
+
+@pytest.mark.parametrize("problem", ["missing", "truncated", "short-parents", "bad-text", "root-out-of-range",
+                                     "labels-out-of-range"])
+def test_validate_bad_input_exits_2_with_one_line(capsys, tmp_path, problem):
+    name = "s9_ef4_seed1-1"
+    root, _, _ = _fixture_tree(name, tmp_path, "bfs")
+    edges = tmp_path / "edges"
+    edges.write_bytes((DATA / f"{name}.edges").read_bytes())
+    parents = tmp_path / "parents.npy"
+    arguments = ["validate", "--edges", str(edges), "--scale", "9", "--root", str(root), "--parents", str(parents)]
+    if problem == "missing":
+        arguments[2] = str(tmp_path / "nothing")
+    elif problem == "truncated":
+        edges.write_bytes(edges.read_bytes()[:-5])
+    elif problem == "short-parents":
+        np.save(parents, np.load(parents)[:-1])
+    elif problem == "bad-text":
+        (tmp_path / "p.txt").write_text("1\n2\nthree\n")
+        arguments[-1] = str(tmp_path / "p.txt")
+    elif problem == "root-out-of-range":
+        arguments[6] = "512"
+    elif problem == "labels-out-of-range":
+        arguments[4] = "4"
+        np.save(parents, np.full(16, -1))
+        arguments[6] = "0"
+    status, out, err = _run_cli(capsys, *arguments)
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("graph500: ")
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--scale", "0"], "SCALE must be"),
+    (["--scale", "48"], "SCALE must be"),
+    (["--edgefactor", "0"], "edgefactor must be"),
+    (["--seed1", "-1"], "seed1 must be"),
+    (["--seed2", str(2**64)], "seed2 must be"),
+    (["--scale", "40"], "GiB of memory"),
+    (["--roots", "0"], "--roots must be"),
+    (["--bfs", "no-such-kernel"], "no bfs kernel"),
+    (["--scale", "2", "--edgefactor", "1"], "too few for 64"),
+])
+def test_run_bad_input_exits_2_with_one_line(capsys, tmp_path, arguments, message):
+    record = tmp_path / "r.json"
+    status, out, err = _run_cli(capsys, "run", *arguments, "--json", str(record))
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1 and message in err
+    assert not record.exists()
+
+
+def test_generate_refuses_bad_scale_and_leaves_nothing(capsys, tmp_path):
+    status, _, err = _run_cli(capsys, "generate", "--scale", "99", "--edgefactor", "16", "--output", str(tmp_path / "g"))
+    assert status == 2 and "SCALE must be" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_interrupted_writer_leaves_no_partial_files(tmp_path):
+    with pytest.raises(KeyboardInterrupt):
+        with io.EdgeFileWriter(str(tmp_path / "g"), "reference") as writer:
+            src, dst, weights = kronecker.generate_edges(6, 4)
+            writer.write(src, dst, weights)
+            raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_python_dash_m_runs_without_traceback():
+    result = subprocess.run([sys.executable, "-m", "graph500", "run", "--scale", "8", "--roots", "8"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    fields = _fields(result.stdout)
+    assert fields["SCALE"] == "8" and fields["NBFS"] == "8"
+    bad = subprocess.run([sys.executable, "-m", "graph500", "run", "--scale", "-3"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
