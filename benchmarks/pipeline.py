@@ -46,15 +46,7 @@ def _skip_per_edge(first, count, seed, stride_powers):
     """The reference's way: every edge's state skipped from the seed (the slow baseline)."""
     total = np.uint64(0)
     for edge in range(first, first + count):
-        state = seed.copy()
-        remaining = edge
-        bit = 0
-        while remaining:
-            if remaining & 1:
-                state = mrg.matvec_mod(stride_powers[bit], state)
-            remaining >>= 1
-            bit += 1
-        total += state[0]
+        total += kronecker.edge_start_state(edge, seed, stride_powers)[0]
     return total
 
 

@@ -114,7 +114,7 @@ def scramble(vertex, scale, val0, val1):
 
 
 @numba.njit(cache=True)
-def _edge_state(first_edge, seed, stride_powers):
+def edge_start_state(first_edge, seed, stride_powers):
     """The MRG state at which edge ``first_edge``'s stream starts: (A^(2^64))^first_edge * seed."""
     state = seed.copy()
     remaining = first_edge
@@ -219,7 +219,7 @@ def _generate_range(start, scale, seed, stride_powers, lanes_stride, val0, val1,
         first = task * EDGES_PER_TASK
         last = min(first + EDGES_PER_TASK, count)
         lane_start = np.empty((5, LANES), dtype=np.uint64)
-        state = _edge_state(start + first, seed, stride_powers)
+        state = edge_start_state(start + first, seed, stride_powers)
         for lane in range(LANES):
             lane_start[:, lane] = state
             state = mrg.matvec_mod(stride_powers[0], state)
