@@ -138,6 +138,8 @@ def run_scale(scale, kernel_names, deltas, num_roots, bandwidth, show_trace):
                                       roots)}
         rows.append(row)
         print_row(row)
+        if show_trace:
+            print_sssp_trace(graph, delta, roots[0])
     return rows
 
 
@@ -158,6 +160,13 @@ def print_trace(graph, root):
               f"{level['seconds'] * 1e3:8.3f} ms", flush=True)
 
 
+def print_sssp_trace(graph, delta, root):
+    kernel = gpu_sssp.DeltaSteppingSSSP(graph, delta=delta, trace=True)
+    kernel.search(root)
+    print("    " + "  ".join(f"{key} {value:.4g}" if isinstance(value, float) else f"{key} {value}"
+                             for key, value in kernel.trace.items()), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scales", type=int, nargs="+", default=[20, 22, 24, 26])
@@ -165,7 +174,8 @@ def main():
     parser.add_argument("--kernels", nargs="+", default=kernels.available("bfs", "gpu"))
     parser.add_argument("--deltas", type=float, nargs="*", default=[gpu_sssp.DELTA],
                         help="delta-stepping bucket widths to run (none: skip SSSP)")
-    parser.add_argument("--trace", action="store_true", help="print the direction-optimizing levels of one search")
+    parser.add_argument("--trace", action="store_true",
+                        help="print the direction-optimizing BFS levels and the SSSP phases of one search")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
     args = parser.parse_args()
     bandwidth = copy_bandwidth()

@@ -62,14 +62,15 @@ start_search(int root, i64 num_vertices, int num_words, const u32* __restrict__ 
 // A vertex is claimed by the atomicOr that sets its visited bit; the block stages its
 // claims in shared memory and appends them to the next queue with one atomicAdd.
 extern "C" __global__ void __launch_bounds__(THREADS)
-top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end, int queue_size, u64 total_edges,
+top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end, const int* __restrict__ tile_first,
+                int queue_size, u64 total_edges,
                 const i64* __restrict__ offsets, const int* __restrict__ neighbors, u32 hub_degree,
                 u32* __restrict__ visited, int* __restrict__ parent, int* __restrict__ next_queue,
                 u64* __restrict__ counters) {
     __shared__ StagedQueue<EXPAND_TILE> claimed;
     if (threadIdx.x == 0) claimed.count = 0;
     LevelTally tally;
-    for_each_frontier_edge(queue, edge_end, queue_size, total_edges, offsets, [&](int u, i64 e) {
+    for_each_frontier_edge(queue, edge_end, tile_first, queue_size, total_edges, offsets, [&](int u, i64 e) {
         const int v = neighbors[e];
         const u32 bit = 1u << (v & 31);
         if (visited[v >> 5] & bit) return;

@@ -119,7 +119,7 @@ class LevelSynchronousBFS:
         self._next_frontier = cupy.empty(self._num_words, dtype=np.uint32)
         self._queue = cupy.empty(max(n, 1), dtype=np.int32)
         self._next_queue = cupy.empty(max(n, 1), dtype=np.int32)
-        self._prefix_sums = PrefixSums(max(n, self._num_words))
+        self._prefix_sums = PrefixSums(max(n, self._num_words), graph.num_edges)
         self._row_end = graph.offsets[1:]
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
         self._scan_grid = runtime.persistent_blocks(_kernel("bottom_up_scan"), THREADS, self._num_words * 32)
@@ -182,10 +182,11 @@ class LevelSynchronousBFS:
     def _top_down_level(self, parent, size, edges):
         graph = self.graph
         if edges:
-            edge_end = self._prefix_sums.of_edge_counts(self._queue, size, graph.offsets, self._row_end)
+            edge_end, tile_first = self._prefix_sums.of_edge_counts(self._queue, size, graph.offsets,
+                                                                    self._row_end, edges)
             _kernel("top_down_expand")(
                 (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
-                (self._queue, edge_end, i32(size), u64(edges), graph.offsets, graph.neighbors,
+                (self._queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, graph.neighbors,
                  u32(self.hub_degree), self._visited, parent, self._next_queue, self._counters.device))
         self._queue, self._next_queue = self._next_queue, self._queue
 

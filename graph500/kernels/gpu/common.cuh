@@ -9,10 +9,12 @@
 // - for_each_frontier_edge: the edge-parallel expansion of a frontier queue
 //   (load-balanced search): the frontier's edges are numbered in queue order by
 //   an inclusive prefix sum of the vertices' edge counts (edge_end); block b
-//   takes edges [b * EXPAND_TILE, (b + 1) * EXPAND_TILE), stages the frontier
-//   vertices its tile spans in shared memory, and maps each edge to its vertex
-//   by binary search there. Precondition: every queued vertex has at least one
-//   edge in its range, so that a tile spans at most EXPAND_TILE vertices.
+//   takes edges [b * EXPAND_TILE, (b + 1) * EXPAND_TILE), reads the first
+//   vertex of its tile and of the next (tile_first, marked by each vertex for
+//   the tile starts in its edge range), stages those vertices in shared memory,
+//   and maps each edge to its vertex by binary search there. Precondition:
+//   every queued vertex has at least one edge in its range, so that a tile
+//   spans at most EXPAND_TILE + 1 vertices.
 
 typedef unsigned long long u64;
 typedef long long i64;
@@ -90,13 +92,17 @@ struct StagedQueue {
 
     __device__ void push(int v) { vertices[atomicAdd(&count, 1u)] = v; }
 
-    // Copy the staged vertices to queue[*queue_size ...] and advance *queue_size. All threads must call it.
+    // Copy the staged vertices to queue[*queue_size ...], advance *queue_size and empty the
+    // stage. All threads must call it.
     __device__ void flush(int* queue, u64* queue_size) {
         __syncthreads();
         const u32 n = count;
         if (threadIdx.x == 0 && n) base = atomicAdd(queue_size, (u64)n);
         __syncthreads();
         for (u32 j = threadIdx.x; j < n; j += BLOCK_THREADS) queue[base + j] = vertices[j];
+        __syncthreads();
+        if (threadIdx.x == 0) count = 0;
+        __syncthreads();
     }
 };
 
@@ -112,38 +118,27 @@ __device__ __forceinline__ void warp_append(bool take, int v, int* queue, u64* s
     if (take) queue[slot] = v;
 }
 
-// The first index i of the sorted array with values[i] > key (size if none).
-__device__ __forceinline__ int upper_bound(const u64* __restrict__ values, int size, u64 key) {
-    int low = 0, high = size;
-    while (low < high) {
-        const int middle = (low + high) >> 1;
-        if (values[middle] <= key) low = middle + 1; else high = middle;
-    }
-    return low;
-}
-
 // Call visit(u, e) for each edge of this block's tile: u a frontier vertex, e the
 // index of its edge in the CSR arrays (row_begin[u] + the edge's rank in the row).
+// tile_first[t]: the queue index of the vertex holding edge t * EXPAND_TILE.
 // Contains barriers: all threads of the block must call it.
 template <typename Visit>
 __device__ __forceinline__ void for_each_frontier_edge(const int* __restrict__ queue, const u64* __restrict__ edge_end,
-                                                       int queue_size, u64 total_edges,
-                                                       const i64* __restrict__ row_begin, Visit visit) {
-    __shared__ u64 tile_edge_start[EXPAND_TILE];
-    __shared__ i64 tile_row[EXPAND_TILE];
-    __shared__ int tile_vertex[EXPAND_TILE];
-    __shared__ int first_index, tile_vertices;
+                                                       const int* __restrict__ tile_first, int queue_size,
+                                                       u64 total_edges, const i64* __restrict__ row_begin,
+                                                       Visit visit) {
+    __shared__ u64 tile_edge_start[EXPAND_TILE + 1];
+    __shared__ i64 tile_row[EXPAND_TILE + 1];
+    __shared__ int tile_vertex[EXPAND_TILE + 1];
 
     const u64 tile_begin = blockIdx.x * (u64)EXPAND_TILE;
     if (tile_begin >= total_edges) return;  // the whole block: no tile
     const u64 tile_end = min(tile_begin + EXPAND_TILE, total_edges);
-    if (threadIdx.x == 0) {
-        const int first = upper_bound(edge_end, queue_size, tile_begin);
-        first_index = first;
-        tile_vertices = upper_bound(edge_end, queue_size, tile_end - 1) - first + 1;
-    }
-    __syncthreads();
-    const int first = first_index, count = tile_vertices;
+    // The tile's vertices: from its first to the next tile's first (which may start
+    // exactly at tile_end, then it gets no edge here), or to the end of the queue.
+    const int first = tile_first[blockIdx.x];
+    const int last = tile_end < total_edges ? tile_first[blockIdx.x + 1] : queue_size - 1;
+    const int count = last - first + 1;
     for (int j = threadIdx.x; j < count; j += BLOCK_THREADS) {
         const int u = queue[first + j];
         tile_vertex[j] = u;

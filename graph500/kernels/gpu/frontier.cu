@@ -59,3 +59,14 @@ add_tile_offsets(u64* __restrict__ sums, int size, const u64* __restrict__ tile_
     const i64 i = SCAN_TILE + blockIdx.x * (i64)BLOCK_THREADS + threadIdx.x;
     if (i < size) sums[i] += tile_totals[i / SCAN_TILE - 1];
 }
+
+// For an edge-parallel expansion: tile_first[t] = the index i of the vertex whose edges
+// (sums[i - 1], sums[i]] in edge numbering hold edge t * EXPAND_TILE. Each tile start
+// lies in exactly one vertex's range, so each entry is written once.
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
+mark_tile_starts(const u64* __restrict__ sums, int size, int* __restrict__ tile_first) {
+    const int i = blockIdx.x * BLOCK_THREADS + threadIdx.x;
+    if (i >= size) return;
+    const u64 begin = i ? sums[i - 1] : 0, end = sums[i];
+    for (u64 t = (begin + EXPAND_TILE - 1) / EXPAND_TILE; t * EXPAND_TILE < end; ++t) tile_first[t] = i;
+}

@@ -1,9 +1,12 @@
 """Prefix sums over frontiers, for the edge-parallel expansions of the BFS and the SSSP.
 
 An expansion numbers a frontier queue's edges in queue order; it needs the
-inclusive prefix sums of the queued vertices' edge counts (``edge_end``). A
-bitmap's conversion into a sorted queue needs the inclusive prefix sums of its
-words' populations (each word's last rank).
+inclusive prefix sums of the queued vertices' edge counts (``edge_end``) and,
+per tile of ``EXPAND_TILE`` edges, the queue index of the vertex holding the
+tile's first edge (``tile_first``: each vertex marks the tile starts in its
+edge range, so no block searches for its tile). A bitmap's conversion into a
+sorted queue needs the inclusive prefix sums of its words' populations (each
+word's last rank).
 
 Algorithm (``frontier.cu``): reduce-then-scan in three launches. Each block
 scans a tile of ``SCAN_TILE`` counts (eight consecutive items a thread, then a
@@ -13,8 +16,9 @@ each tile's predecessors' total. Small frontiers (one tile) take one launch:
 the point of this module over ``cupy.cumsum`` is the host time per level,
 which dominates the small levels of a search.
 
-Data structures: ``sums`` (uint64, one per item) and ``tile_totals`` (uint64,
-one per tile), allocated once for the largest size.
+Data structures: ``sums`` (uint64, one per item), ``tile_totals`` (uint64,
+one per scan tile) and ``tile_first`` (int32, one per expansion tile),
+allocated once for the largest sizes.
 """
 
 import numpy as np
@@ -23,19 +27,29 @@ from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.runtime import cupy, i32
 
 SCAN_TILE = 256 * 8  # frontier.cu's SCAN_TILE
+EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
 THREADS = 256
 
 
 class PrefixSums:
-    """Inclusive prefix sums of up to ``capacity`` counts, in device buffers reused by every call."""
+    """Prefix sums of up to ``capacity`` counts totalling up to ``max_edges``, in reused device buffers."""
 
-    def __init__(self, capacity):
+    def __init__(self, capacity, max_edges):
         self.sums = cupy.empty(max(1, capacity), dtype=np.uint64)
         self._tile_totals = cupy.empty(runtime.blocks_for(capacity, SCAN_TILE), dtype=np.uint64)
+        self._tile_first = cupy.zeros(runtime.blocks_for(max_edges, EXPAND_TILE) + 1, dtype=np.int32)
 
-    def of_edge_counts(self, queue, size, row_begin, row_end):
-        """``sums[i]``: the edges ``row_end[v] - row_begin[v]`` of ``queue[0..i]``."""
-        return self._scan("scan_frontier_tiles", (queue, i32(size), row_begin, row_end), size)
+    def of_edge_counts(self, queue, size, row_begin, row_end, edges):
+        """``(edge_end, tile_first)`` of the queue's ``edges`` edges ``row_end[v] - row_begin[v]``.
+
+        The first tile always starts at the first vertex (``tile_first[0] == 0``), so a
+        frontier of one tile needs no marking.
+        """
+        edge_end = self._scan("scan_frontier_tiles", (queue, i32(size), row_begin, row_end), size)
+        if edges > EXPAND_TILE:
+            runtime.kernel("frontier", "mark_tile_starts")((runtime.blocks_for(size, THREADS),), (THREADS,),
+                                                           (edge_end, i32(size), self._tile_first))
+        return edge_end, self._tile_first
 
     def of_populations(self, bitmap, num_words):
         """``sums[w]``: the set bits of ``bitmap[0..w]``."""

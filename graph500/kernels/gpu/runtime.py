@@ -110,3 +110,32 @@ class DeviceCounters:
                                       cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
         stream.synchronize()
         return self.host
+
+
+class PhaseTimer:
+    """Device seconds per named phase of a search, from CUDA events; does nothing unless enabled.
+
+    ``start(name)`` ends the phase in progress (if any) and begins ``name``;
+    ``totals()`` ends the last phase, waits for it, and sums the phases by name.
+    """
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self._phases = []
+
+    def start(self, name):
+        if self.enabled:
+            event = cupy.cuda.Event()
+            event.record()
+            self._phases.append((name, event))
+
+    def totals(self):
+        if not self.enabled:
+            return {}
+        end = cupy.cuda.Event()
+        end.record()
+        end.synchronize()
+        seconds = {}
+        for (name, begin), (_, finish) in zip(self._phases, self._phases[1:] + [(None, end)]):
+            seconds[name] = seconds.get(name, 0.0) + cupy.cuda.get_elapsed_time(begin, finish) / 1e3
+        return seconds

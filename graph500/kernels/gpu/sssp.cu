@@ -7,6 +7,7 @@
 #define THREADS BLOCK_THREADS
 #define WARPS BLOCK_WARPS
 #define UNREACHED 0x7F800000FFFFFFFFull
+#define COLLECT_STAGE (4 * THREADS)
 
 #define FRONTIER_SIZE 0   // vertices of the next light frontier
 #define FRONTIER_EDGES 1  // their light edges
@@ -43,39 +44,53 @@ split_light_heavy(i64 num_vertices, const i64* __restrict__ offsets, int* __rest
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS)
-start_search(int root, i64 num_vertices, u64* __restrict__ state) {
-    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS)
+start_search(int root, i64 num_vertices, u64* __restrict__ state, u32* __restrict__ settled) {
+    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS) {
         state[v] = v == root ? state_of(0.0f, root) : UNREACHED;
+        if ((v & 31) == 0) settled[v >> 5] = 0;
+    }
 }
 
 // Start of a bucket [low, high): its vertices with light edges form the frontier, those
 // with heavy edges the members (a queue holds only vertices with edges to expand); all
 // are stamped members of `bucket`. BEYOND = the least distance at or past `high`.
+// The vertices below `low` are settled: their bits are set in `settled`. A block stages
+// its vertices in shared memory and appends them with one atomicAdd per COLLECT_STAGE.
 extern "C" __global__ void __launch_bounds__(THREADS)
 collect_bucket(i64 num_vertices, const u64* __restrict__ state, float low, float high, int bucket,
                const i64* __restrict__ offsets, const i64* __restrict__ light_end, int* __restrict__ queue,
-               int* __restrict__ members, int* __restrict__ member_stamp, u64* __restrict__ counters) {
+               int* __restrict__ members, int* __restrict__ member_stamp, u32* __restrict__ settled,
+               u64* __restrict__ counters) {
+    __shared__ StagedQueue<COLLECT_STAGE> frontier, joined;
+    if (threadIdx.x == 0) frontier.count = joined.count = 0;
+    __syncthreads();
     const int lane = threadIdx.x & 31;
     const float infinity = __int_as_float(0x7F800000);
     BlockTally<BEYOND> tally;  // the counters before BEYOND
     u64 beyond = 0;
     const i64 stride = (i64)gridDim.x * THREADS;
-    for (i64 base = blockIdx.x * (i64)THREADS + (threadIdx.x & ~31); base < num_vertices; base += stride) {
-        const i64 v = base + lane;
+    for (i64 block_base = blockIdx.x * (i64)THREADS; block_base < num_vertices; block_base += stride) {
+        const i64 v = block_base + threadIdx.x;
         const float d = v < num_vertices ? distance_of(state[v]) : infinity;
-        const bool in_bucket = d >= low && d < high;
+        const u32 settled_mask = __ballot_sync(FULL_MASK, d < low);
+        if (lane == 0 && v < num_vertices) settled[v >> 5] = settled_mask;
         if (d >= high && d != infinity) beyond = max(beyond, (u64)(FULL_MASK - __float_as_uint(d)));
-        i64 light = 0, heavy = 0;
-        if (in_bucket) {
-            light = light_end[v] - offsets[v];
-            heavy = offsets[v + 1] - light_end[v];
+        if (d >= low && d < high) {
+            const i64 light = light_end[v] - offsets[v], heavy = offsets[v + 1] - light_end[v];
             member_stamp[v] = bucket;
+            if (light) frontier.push((int)v);
+            if (heavy) joined.push((int)v);
             tally.values[FRONTIER_EDGES] += light;
             tally.values[MEMBERS_EDGES] += heavy;
         }
-        warp_append(light > 0, (int)v, queue, &counters[FRONTIER_SIZE]);
-        warp_append(heavy > 0, (int)v, members, &counters[MEMBERS_SIZE]);
+        __syncthreads();
+        if (frontier.count > COLLECT_STAGE - THREADS || joined.count > COLLECT_STAGE - THREADS) {
+            frontier.flush(queue, &counters[FRONTIER_SIZE]);
+            joined.flush(members, &counters[MEMBERS_SIZE]);
+        }
     }
+    frontier.flush(queue, &counters[FRONTIER_SIZE]);
+    joined.flush(members, &counters[MEMBERS_SIZE]);
     tally.add_to(counters);
     for (int delta = 16; delta; delta >>= 1) beyond = max(beyond, __shfl_down_sync(FULL_MASK, beyond, delta));
     if (lane == 0 && beyond) atomicMax(&counters[BEYOND], beyond);
@@ -86,18 +101,22 @@ collect_bucket(i64 num_vertices, const u64* __restrict__ state, float low, float
 // (once per iteration: frontier_stamp) and among the bucket's members if it has heavy ones
 // (once per bucket: member_stamp).
 // Heavy edges never drop a distance below `high`, so the same kernel relaxes them.
+// Edges to settled vertices are skipped on the bitmap (in L2), without reading their state.
 extern "C" __global__ void __launch_bounds__(THREADS)
-relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, int queue_size, u64 total_edges,
+relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, const int* __restrict__ tile_first,
+            int queue_size, u64 total_edges,
             const i64* __restrict__ row_begin, const int* __restrict__ neighbors, const float* __restrict__ weights,
             float high, int iteration, int bucket, const i64* __restrict__ offsets,
-            const i64* __restrict__ light_end, u64* __restrict__ state, int* __restrict__ frontier_stamp,
+            const i64* __restrict__ light_end, const u32* __restrict__ settled, u64* __restrict__ state,
+            int* __restrict__ frontier_stamp,
             int* __restrict__ member_stamp, int* __restrict__ next_queue, int* __restrict__ members,
             u64* __restrict__ counters) {
     __shared__ StagedQueue<EXPAND_TILE> next, joined;
     if (threadIdx.x == 0) next.count = joined.count = 0;
     BlockTally<BEYOND> tally;
-    for_each_frontier_edge(queue, edge_end, queue_size, total_edges, row_begin, [&](int u, i64 e) {
+    for_each_frontier_edge(queue, edge_end, tile_first, queue_size, total_edges, row_begin, [&](int u, i64 e) {
         const int v = neighbors[e];
+        if ((settled[v >> 5] >> (v & 31)) & 1u) return;  // final: no candidate can be lower
         const float candidate = distance_of(__ldcg(&state[u])) + weights[e];
         if (!(candidate < distance_of(__ldcg(&state[v])))) return;
         const u64 previous = atomicMin(&state[v], state_of(candidate, u));

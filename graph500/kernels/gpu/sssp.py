@@ -40,12 +40,20 @@ Host work: one copy of five counters per collect and per light iteration
 (frontier size and light edges, members and their heavy edges, the least
 distance past the bucket); no Python loop over vertices or edges.
 
-Data structures (N vertices): ``state`` (uint64), ``light_end`` (int64),
-three queues (frontier, next frontier, members; int32), stamps of the last
+Settled vertices: each collect, which reads every distance anyway, sets a
+bit for every vertex below the bucket (final distances); relaxations test
+that bitmap (N/8 bytes, in L2) before reading the target's state from
+memory, which most edges into the settled part of the graph then skip.
+
+Data structures (N vertices): ``state`` (uint64), ``settled`` (N/8 bytes),
+``light_end`` (int64), three queues (frontier, next frontier, members; int32), stamps of the last
 iteration and bucket each vertex joined (int32; never cleared: ids grow over
 the kernel's life), prefix sums (uint64).
 
-Tunables: ``delta`` (DELTA; Graph500 weights are uniform in [0, 1)).
+Tunables: ``delta`` (DELTA; Graph500 weights are uniform in [0, 1)),
+``trace`` (keep ``self.trace`` of the last search: buckets, light
+iterations, edges relaxed and, timed with CUDA events, the seconds of the
+collect, light and heavy phases; off for timed runs).
 """
 
 import numpy as np
@@ -55,7 +63,7 @@ from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 
-DELTA = 0.1
+DELTA = 0.05  # measured on an H100 at SCALE 22-26: 0.05 to 0.1 best (benchmarks/gpu.py)
 
 THREADS = 256  # common.cuh's BLOCK_THREADS
 EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
@@ -76,7 +84,7 @@ class DeltaSteppingSSSP:
     kind = "sssp"
     backend = "gpu"
 
-    def __init__(self, graph, *, delta=DELTA):
+    def __init__(self, graph, *, delta=DELTA, trace=False):
         if graph.weights is None:
             raise ValueError("delta-stepping needs a weighted graph")
         if not delta > 0:
@@ -90,15 +98,17 @@ class DeltaSteppingSSSP:
               (i64(n), graph.offsets, graph.neighbors, graph.weights, self.delta, self._light_end))
         self._row_end = graph.offsets[1:]
         self._state = cupy.empty(n, dtype=np.uint64)
+        self._settled = cupy.empty((n + 31) // 32, dtype=np.uint32)
         self._queue = cupy.empty(max(n, 1), dtype=np.int32)
         self._next_queue = cupy.empty(max(n, 1), dtype=np.int32)
         self._members = cupy.empty(max(n, 1), dtype=np.int32)
         self._frontier_stamp = cupy.full(n, -1, dtype=np.int32)
         self._member_stamp = cupy.full(n, -1, dtype=np.int32)
-        self._prefix_sums = PrefixSums(n)
+        self._prefix_sums = PrefixSums(n, graph.num_edges)
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
         self._frontier_id = 0
         self._bucket_id = 0
+        self.record_trace = trace
         self.trace = {}
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
@@ -106,11 +116,14 @@ class DeltaSteppingSSSP:
         """``(parents, distances)``: int32 and float32 CuPy arrays; -1 and inf where unreached."""
         n = self.graph.num_vertices
         start = _kernel("start_search")
-        start((runtime.persistent_blocks(start, THREADS, n),), (THREADS,), (i32(root), i64(n), self._state))
+        start((runtime.persistent_blocks(start, THREADS, n),), (THREADS,),
+              (i32(root), i64(n), self._state, self._settled))
         low = np.float32(0)
-        buckets = light_iterations = 0
+        buckets = light_iterations = relaxed = 0
+        timer = runtime.PhaseTimer(self.record_trace)
         while True:
             high = self._bucket_end(low)
+            timer.start("collect_seconds")
             counts = self._collect(low, high)
             if not counts[FRONTIER_SIZE] and not counts[MEMBERS_SIZE]:
                 if not counts[BEYOND]:
@@ -119,14 +132,19 @@ class DeltaSteppingSSSP:
                 continue
             buckets += 1
             size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
+            timer.start("light_seconds")
             while size:
+                relaxed += edges
                 counts = self._relax_light(size, edges, high)
                 size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
                 light_iterations += 1
+            timer.start("heavy_seconds")
+            relaxed += counts[MEMBERS_EDGES]
             self._relax(self._members, counts[MEMBERS_SIZE], counts[MEMBERS_EDGES], self._light_end,
                         self._row_end, high, self._queue)
             low = high
-        self.trace = {"buckets": buckets, "light_iterations": light_iterations}
+        self.trace = {"buckets": buckets, "light_iterations": light_iterations, "relaxed_edges": relaxed,
+                      **timer.totals()}
         return self._result()
 
     def _bucket_end(self, low):
@@ -141,7 +159,7 @@ class DeltaSteppingSSSP:
         collect = _kernel("collect_bucket")
         collect((runtime.persistent_blocks(collect, THREADS, n),), (THREADS,),
                 (i64(n), self._state, low, high, i32(self._bucket_id), self.graph.offsets, self._light_end,
-                 self._queue, self._members, self._member_stamp, self._counters.device))
+                 self._queue, self._members, self._member_stamp, self._settled, self._counters.device))
         return [int(c) for c in self._counters.read()]
 
     def _relax_light(self, size, edges, high):
@@ -157,12 +175,12 @@ class DeltaSteppingSSSP:
             return
         graph = self.graph
         self._frontier_id += 1
-        edge_end = self._prefix_sums.of_edge_counts(queue, size, row_begin, row_end)
+        edge_end, tile_first = self._prefix_sums.of_edge_counts(queue, size, row_begin, row_end, edges)
         _kernel("relax_edges")(
             (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
-            (queue, edge_end, i32(size), u64(edges), row_begin, graph.neighbors, graph.weights, high,
-             i32(self._frontier_id), i32(self._bucket_id), graph.offsets, self._light_end, self._state,
-             self._frontier_stamp, self._member_stamp, next_queue, self._members, self._counters.device))
+            (queue, edge_end, tile_first, i32(size), u64(edges), row_begin, graph.neighbors, graph.weights, high,
+             i32(self._frontier_id), i32(self._bucket_id), graph.offsets, self._light_end, self._settled,
+             self._state, self._frontier_stamp, self._member_stamp, next_queue, self._members, self._counters.device))
 
     def _result(self):
         n = self.graph.num_vertices
