@@ -68,6 +68,8 @@ def build_parser():
     _add_graph_arguments(generate, None)
     generate.add_argument("--output", required=True, metavar="PATH", help="edge file to write (PATH.weights, PATH.roots beside it)")
     generate.add_argument("--format", default="reference", choices=("reference", "npy"), help="file format (default reference)")
+    generate.add_argument("--device", default="cpu", choices=("cpu", "gpu"),
+                          help="generate on the CPU (Numba) or the GPU (CUDA); the files are identical (default cpu)")
 
     validate = commands.add_parser("validate", help="validate a BFS or SSSP tree made by any program")
     validate.add_argument("--edges", required=True, metavar="PATH", help="edge file (reference format, or PATH.src.npy/PATH.dst.npy)")
@@ -90,6 +92,23 @@ def command_run(args):
     return harness.run(config)
 
 
+def _edge_chunk_source(device):
+    """A function giving one chunk of edges as host arrays, generated on ``device``."""
+    if device == "cpu":
+        return kronecker.generate_edges
+    reason = harness.gpu_unavailable_reason()
+    if reason:
+        raise Graph500Error(f"--device gpu: {reason}")
+    import cupy
+
+    from graph500.kernels.gpu import generator
+
+    def generate_on_gpu(*arguments):
+        return tuple(cupy.asnumpy(values) for values in generator.generate_edges(*arguments))
+
+    return generate_on_gpu
+
+
 def command_generate(args):
     try:
         kronecker.check_parameters(args.scale, args.edgefactor, args.seed1, args.seed2)
@@ -101,11 +120,12 @@ def command_generate(args):
     free = shutil.disk_usage(io.directory_of(args.output)).free
     if needed > free:
         raise Graph500Error(f"the graph needs {needed / 2**30:.1f} GiB on disk; {free / 2**30:.1f} GiB is free")
+    chunk_edges = _edge_chunk_source(args.device)
     has_edge = np.zeros(num_vertices, dtype=np.bool_)
     with io.EdgeFileWriter(args.output, args.format) as writer:
         for start in range(0, num_tuples, GENERATE_CHUNK_EDGES):
             stop = min(start + GENERATE_CHUNK_EDGES, num_tuples)
-            src, dst, weights = kronecker.generate_edges(args.scale, args.edgefactor, args.seed1, args.seed2, start, stop)
+            src, dst, weights = chunk_edges(args.scale, args.edgefactor, args.seed1, args.seed2, start, stop)
             roots_module.mark_incident(src, dst, has_edge)
             writer.write(src, dst, weights)
         roots, _ = roots_module.search_keys(args.scale, args.seed1, args.seed2, has_edge)

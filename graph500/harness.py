@@ -69,17 +69,23 @@ def check_config(config):
         raise Graph500Error(f"--roots must be at least 1, got {config.num_roots}")
 
 
+def gpu_unavailable_reason():
+    """None when the GPU backend can run here, else a one-line reason."""
+    try:
+        from graph500.kernels.gpu.backend import gpu_unavailable_reason as backend_reason
+    except ImportError as error:
+        return f"the GPU backend cannot load ({error})"
+    return backend_reason()
+
+
 def load_backend(name):
     """The backend object for ``cpu``, ``gpu`` or ``auto`` (the GPU when CuPy sees one)."""
     if name in ("gpu", "auto"):
-        try:
-            from graph500.kernels.gpu.backend import Backend as GPUBackend, gpu_unavailable_reason
-        except ImportError as error:
-            reason = f"the GPU backend cannot load ({error})"
-        else:
-            reason = gpu_unavailable_reason()
-            if reason is None:
-                return GPUBackend()
+        reason = gpu_unavailable_reason()
+        if reason is None:
+            from graph500.kernels.gpu.backend import Backend as GPUBackend
+
+            return GPUBackend()
         if name == "gpu":
             raise Graph500Error(f"--backend gpu: {reason}")
     from graph500.kernels.cpu.backend import Backend as CPUBackend

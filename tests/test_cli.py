@@ -204,3 +204,33 @@ def test_python_dash_m_runs_without_traceback():
     assert fields["SCALE"] == "8" and fields["NBFS"] == "8"
     bad = subprocess.run([sys.executable, "-m", "graph500", "run", "--scale", "-3"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def _gpu_reason():
+    from graph500.harness import gpu_unavailable_reason
+
+    return gpu_unavailable_reason()
+
+
+@pytest.mark.parametrize("command", [["run", "--backend", "gpu", "--scale", "5"],
+                                     ["generate", "--scale", "5", "--edgefactor", "2", "--device", "gpu"]])
+def test_gpu_requested_without_a_gpu_is_one_line(capsys, tmp_path, command):
+    if _gpu_reason() is None:
+        pytest.skip("a GPU is present")
+    if command[0] == "generate":
+        command += ["--output", str(tmp_path / "g")]
+    status, out, err = _run_cli(capsys, *command)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "gpu" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.gpu
+def test_generate_on_the_gpu_is_byte_identical_to_the_reference(capsys, tmp_path):
+    if _gpu_reason() is not None:
+        pytest.skip(_gpu_reason())
+    status, _, err = _run_cli(capsys, "generate", "--scale", "12", "--edgefactor", "16", "--device", "gpu",
+                              "--output", str(tmp_path / "graph"))
+    assert status == 0, err
+    for ours, reference in (("graph", ".edges"), ("graph.weights", ".edges.weights"), ("graph.roots", ".roots")):
+        assert (tmp_path / ours).read_bytes() == (DATA / f"s12_ef16_seed2-3{reference}").read_bytes()
