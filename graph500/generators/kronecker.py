@@ -31,7 +31,7 @@ from graph500.generators import mrg
 
 MAX_SCALE = 47  # the reference's 12-byte edge records hold 48-bit labels
 EDGES_PER_TASK = 1 << 16
-LANES = 16  # edges generated side by side in one thread; divides EDGES_PER_TASK
+LANES = 32  # edges generated side by side in one thread; divides EDGES_PER_TASK
 
 _REJECT_BELOW = np.uint32((2**31 - 1) % 10000)  # 3647
 _DENOMINATOR = np.uint32(10000)
