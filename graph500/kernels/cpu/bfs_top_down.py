@@ -1,90 +1,205 @@
-"""Kernel 2, ``top-down``: level-synchronous parallel top-down BFS.
+"""Kernel 2, ``top-down``: level-synchronous parallel top-down BFS with per-thread queue buffers.
 
-Algorithm: the classic frontier expansion. Level d's frontier is an array of
-vertices; every frontier vertex u (in parallel) looks at its neighbours and
-claims each unvisited v by writing ``parent[v] = u``. Several frontier vertices
-may race for one v; every writer is at level d, so whichever write lands is a
-valid parent. A second pass over the frontier then collects, for each u, the
-neighbours whose parent ended up being u: each newly visited vertex has exactly
-one such owner, so the next frontier has no duplicates without any atomic
-operation, and each frontier vertex writes its discoveries into its own slot
-range (a prefix sum over per-vertex discovery counts).
+Algorithm: the top-down step of Beamer, Asanovic and Patterson, "Direction-
+Optimizing Breadth-First Search" (SC 2012), run at every level. The frontier
+(a queue) is cut into one slice per thread, each with the same number of
+edges. Each thread scans its slice's adjacency lists and claims every
+unvisited neighbour ``v`` of ``u`` by writing ``parent[v] = u`` and appending
+the pair ``(v, u)`` to its own buffer: no atomic operation, no shared counter.
+Two threads may race for one ``v``; both append it, and exactly one write
+lands. A dedupe-by-owner pass then keeps ``(v, u)`` only where
+``parent[v] == u`` (rows have no duplicates, so each new vertex is kept
+exactly once), and the kept vertices of all buffers, concatenated, are the
+next frontier.
 
-Data structures: CSR (offsets, neighbours), ``parent`` (int64, -1 unvisited),
-the frontier as a dense vertex array.
+Data structures: CSR; ``parent`` (int64, -1 unvisited); a visited bitmap,
+updated after each level and read before ``parent`` (it fits in cache, the
+parent array does not); the frontier queue (int64); the per-thread buffers: one pair of scratch arrays (vertex, claimer)
+cut into per-thread ranges, each as long as the thread's slice has edges and
+at most N, allocated once per kernel and thread count.
 
-Tunables: none. This is the simple, correct baseline the faster CPU kernels
-are measured against.
+Tunables: ``parallel_edges`` (default 2^15): frontiers with fewer edges are
+expanded by one thread, which then needs no dedupe pass and no thread
+wake-up. This is also the top-down step of the direction-optimizing
+kernel, and the baseline the other BFS kernels are measured against.
 """
+
+import time
 
 import numba
 import numpy as np
 
 from graph500.kernels import register
+from graph500.kernels.cpu.frontier import (
+    ONE, WORD_SHIFT, balanced_bounds, bitmap_words, has_bit, new_parents, set_bits, trace_entry,
+)
+
+PARALLEL_EDGES = 1 << 15
 
 
 @numba.njit(parallel=True, cache=True)
-def _claim(offsets, neighbors, frontier, parent):
+def _frontier_edge_prefix(offsets, frontier):
+    """``prefix[i]``: edges of ``frontier[:i]``."""
+    prefix = np.empty(frontier.shape[0] + 1, dtype=np.int64)
+    prefix[0] = 0
     for i in numba.prange(frontier.shape[0]):
+        u = frontier[i]
+        prefix[i + 1] = offsets[u + 1] - offsets[u]
+    return np.cumsum(prefix)
+
+
+@numba.njit(inline="always", cache=True)
+def _claim_slice(offsets, neighbors, frontier, begin, end, visited, parent, found_vertex, found_claimer, slot):
+    """Claim the unvisited neighbours of ``frontier[begin:end]``, appending (v, u) from ``slot``; returns the end slot."""
+    for i in range(begin, end):
         u = frontier[i]
         for k in range(offsets[u], offsets[u + 1]):
             v = neighbors[k]
-            if parent[v] == -1:
+            if not has_bit(visited, v) and parent[v] == -1:
                 parent[v] = u
-
-
-@numba.njit(parallel=True, cache=True)
-def _count_owned(offsets, neighbors, frontier, parent, owned):
-    for i in numba.prange(frontier.shape[0]):
-        u = frontier[i]
-        count = 0
-        for k in range(offsets[u], offsets[u + 1]):
-            v = neighbors[k]
-            if parent[v] == u and v != u:
-                count += 1
-        owned[i] = count
-
-
-@numba.njit(parallel=True, cache=True)
-def _collect_owned(offsets, neighbors, frontier, parent, slots, next_frontier):
-    for i in numba.prange(frontier.shape[0]):
-        u = frontier[i]
-        slot = slots[i]
-        for k in range(offsets[u], offsets[u + 1]):
-            v = neighbors[k]
-            if parent[v] == u and v != u:
-                next_frontier[slot] = v
+                found_vertex[slot] = v
+                found_claimer[slot] = u
                 slot += 1
+    return slot
 
 
-def top_down_level(offsets, neighbors, frontier, parent):
-    """Expand one level top-down; returns the next frontier (no duplicates)."""
-    _claim(offsets, neighbors, frontier, parent)
-    owned = np.empty(frontier.shape[0], dtype=np.int64)
-    _count_owned(offsets, neighbors, frontier, parent, owned)
-    slots = np.zeros(frontier.shape[0], dtype=np.int64)
-    np.cumsum(owned[:-1], out=slots[1:])
-    next_frontier = np.empty(int(owned.sum()), dtype=frontier.dtype)
-    _collect_owned(offsets, neighbors, frontier, parent, slots, next_frontier)
-    return next_frontier
+@numba.njit(parallel=True, cache=True)
+def _claim(offsets, neighbors, frontier, task_bounds, buffer_starts, visited, parent, found_vertex, found_claimer,
+           found_counts):
+    """Each task claims the unvisited neighbours of its slice into its own buffer range."""
+    for task in numba.prange(task_bounds.shape[0] - 1):
+        end_slot = _claim_slice(offsets, neighbors, frontier, task_bounds[task], task_bounds[task + 1], visited,
+                                parent, found_vertex, found_claimer, buffer_starts[task])
+        found_counts[task] = end_slot - buffer_starts[task]
 
 
-@register(default=True)
+@numba.njit(parallel=True, cache=True)
+def _keep_owned(offsets, parent, buffer_starts, found_vertex, found_claimer, found_counts, kept_edges):
+    """Compact each buffer in place to the pairs whose claim landed; count kept vertices and their edges."""
+    for task in numba.prange(buffer_starts.shape[0] - 1):
+        start = buffer_starts[task]
+        kept = 0
+        edges = 0
+        for slot in range(start, start + found_counts[task]):
+            v = found_vertex[slot]
+            if parent[v] == found_claimer[slot]:
+                found_vertex[start + kept] = v
+                kept += 1
+                edges += offsets[v + 1] - offsets[v]
+        found_counts[task] = kept
+        kept_edges[task] = edges
+
+
+@numba.njit(parallel=True, cache=True)
+def _concatenate(buffer_starts, found_vertex, found_counts):
+    queue_starts = np.zeros(found_counts.shape[0] + 1, dtype=np.int64)
+    queue_starts[1:] = np.cumsum(found_counts)
+    queue = np.empty(queue_starts[-1], dtype=np.int64)
+    for task in numba.prange(found_counts.shape[0]):
+        start = buffer_starts[task]
+        for j in range(found_counts[task]):
+            queue[queue_starts[task] + j] = found_vertex[start + j]
+    return queue
+
+
+@numba.njit(cache=True)
+def _serial_step(offsets, neighbors, frontier, visited, parent, found_vertex, found_claimer):
+    """One thread, no race: every claim lands, the buffer is the next frontier."""
+    count = _claim_slice(offsets, neighbors, frontier, 0, frontier.shape[0], visited, parent, found_vertex,
+                         found_claimer, 0)
+    next_frontier = np.empty(count, dtype=np.int64)
+    next_edges = 0
+    for j in range(count):
+        v = found_vertex[j]
+        next_frontier[j] = v
+        next_edges += offsets[v + 1] - offsets[v]
+    return next_frontier, next_edges
+
+
+@numba.njit(cache=True)
+def _parallel_step(offsets, neighbors, frontier, visited, parent, found_vertex, found_claimer, num_tasks):
+    edge_prefix = _frontier_edge_prefix(offsets, frontier)
+    task_bounds = balanced_bounds(edge_prefix, num_tasks)
+    buffer_starts = np.zeros(num_tasks + 1, dtype=np.int64)
+    num_vertices = parent.shape[0]
+    for task in range(num_tasks):
+        task_edges = edge_prefix[task_bounds[task + 1]] - edge_prefix[task_bounds[task]]
+        buffer_starts[task + 1] = buffer_starts[task] + min(task_edges, num_vertices)
+    found_counts = np.zeros(num_tasks, dtype=np.int64)
+    _claim(offsets, neighbors, frontier, task_bounds, buffer_starts, visited, parent, found_vertex, found_claimer,
+           found_counts)
+    kept_edges = np.zeros(num_tasks, dtype=np.int64)
+    _keep_owned(offsets, parent, buffer_starts, found_vertex, found_claimer, found_counts, kept_edges)
+    return _concatenate(buffer_starts, found_vertex, found_counts), kept_edges.sum()
+
+
+@numba.njit(cache=True)
+def top_down_step(offsets, neighbors, frontier, frontier_edges, visited, parent, found_vertex, found_claimer,
+                  num_tasks, parallel_edges):
+    """Expand ``frontier`` (with ``frontier_edges`` edges) one level top-down; returns
+    ``(next_frontier, next_frontier_edges)`` and marks the next frontier in ``visited``.
+
+    ``visited`` is a bitmap of vertices known visited (a filter read before
+    ``parent``). Runs on one thread below ``parallel_edges``. The scratch arrays
+    ``found_*`` must hold ``num_tasks * N`` entries.
+    """
+    if num_tasks == 1 or frontier_edges < parallel_edges:
+        next_frontier, next_edges = _serial_step(offsets, neighbors, frontier, visited, parent, found_vertex,
+                                                 found_claimer)
+    else:
+        next_frontier, next_edges = _parallel_step(offsets, neighbors, frontier, visited, parent, found_vertex,
+                                                   found_claimer, num_tasks)
+    set_bits(visited, next_frontier)
+    return next_frontier, next_edges
+
+
+class TopDownBuffers:
+    """The per-thread buffers of `top_down_step`, sized for the current Numba thread count."""
+
+    def __init__(self, num_vertices, dtype):
+        self.num_vertices = num_vertices
+        self.dtype = dtype
+        self.num_tasks = 0
+
+    def get(self):
+        """``(found_vertex, found_claimer, num_tasks)`` for the current thread count."""
+        num_tasks = numba.get_num_threads()
+        if num_tasks != self.num_tasks:
+            size = num_tasks * self.num_vertices
+            self.found_vertex = np.empty(size, dtype=self.dtype)
+            self.found_claimer = np.empty(size, dtype=self.dtype)
+            self.num_tasks = num_tasks
+        return self.found_vertex, self.found_claimer, self.num_tasks
+
+
+@register()
 class TopDownBFS:
-    """Parallel level-synchronous top-down BFS (the baseline)."""
+    """Parallel level-synchronous top-down BFS with per-thread queue buffers (the baseline)."""
 
     name = "top-down"
     kind = "bfs"
     backend = "cpu"
 
-    def __init__(self, graph):
+    def __init__(self, graph, parallel_edges=PARALLEL_EDGES):
         self.graph = graph
+        self.parallel_edges = parallel_edges
+        self.buffers = TopDownBuffers(graph.num_vertices, graph.neighbors.dtype)
+        self.trace = []
 
     def search(self, root):
         graph = self.graph
-        parent = np.full(graph.num_vertices, -1, dtype=np.int64)
-        parent[root] = root
+        parent = new_parents(graph.num_vertices, root)
         frontier = np.array([root], dtype=np.int64)
+        frontier_edges = graph.offsets[root + 1] - graph.offsets[root]
+        visited = np.zeros(bitmap_words(graph.num_vertices), dtype=np.uint64)
+        visited[root >> WORD_SHIFT] = ONE << np.uint64(root & 63)
+        found_vertex, found_claimer, num_tasks = self.buffers.get()
+        self.trace = []
         while frontier.shape[0]:
-            frontier = top_down_level(graph.offsets, graph.neighbors, frontier, parent)
+            start = time.perf_counter()
+            next_frontier, next_edges = top_down_step(graph.offsets, graph.neighbors, frontier, frontier_edges, visited,
+                                                      parent, found_vertex, found_claimer, num_tasks,
+                                                      self.parallel_edges)
+            self.trace.append(trace_entry("top-down", frontier.shape[0], frontier_edges, time.perf_counter() - start))
+            frontier, frontier_edges = next_frontier, next_edges
         return parent

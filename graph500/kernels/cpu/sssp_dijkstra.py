@@ -76,7 +76,7 @@ def dijkstra(offsets, neighbors, weights, root, parent, dist):
                 size += 1
 
 
-@register(default=True)
+@register()
 class DijkstraSSSP:
     """Serial Dijkstra with a binary heap (the baseline)."""
 

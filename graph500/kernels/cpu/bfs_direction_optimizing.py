@@ -1,0 +1,136 @@
+"""Kernel 2, ``direction-optimizing``: BFS that switches between top-down and bottom-up levels.
+
+Algorithm: Beamer, Asanovic and Patterson, "Direction-Optimizing
+Breadth-First Search" (SC 2012). Small frontiers are expanded top-down
+(`bfs_top_down.top_down_step`: per-thread queue buffers); once the frontier
+touches a large part of the graph, bottom-up (`bfs_bottom_up.bottom_up_step`:
+bitmaps) examines far fewer edges, because most unvisited vertices find a
+parent among their first few neighbours. Two switching policies:
+
+- ``beamer`` (default): switch to bottom-up when the frontier's edges exceed
+  the edges not yet examined / ``alpha``; back to top-down when the frontier
+  shrinks and holds at most N / ``beta`` vertices.
+- ``hubs``: the hub-count rule of Liu and Huang, "Enterprise: Breadth-First
+  Graph Traversal on GPUs" (SC 2015): switch to bottom-up when the frontier
+  holds more than ``gamma`` of the graph's hub vertices (those of degree at
+  least ``hub_degree``); back to top-down by the ``beta`` rule.
+
+Data structures: those of the two steps (frontier queue <-> bitmaps, converted
+at each switch); the visited bitmap is kept up to date in top-down levels too.
+Built once per graph (kernel 1): the graph relabelled by decreasing degree
+(`reorder`; parents are mapped back at the end), the bottom-up layout and,
+for ``hubs``, a hub flag per vertex.
+
+Tunables: ``alpha`` (default 15), ``beta`` (default 18), ``policy``
+(``beamer``), ``gamma`` (0.3), ``hub_degree`` (default: 16 times the average
+degree), ``parallel_edges`` (of the top-down step), ``reorder`` (True).
+"""
+
+import time
+
+import numba
+import numpy as np
+
+from graph500.kernels import register
+from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_step
+from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, TopDownBuffers, top_down_step
+from graph500.kernels.cpu.frontier import (
+    bitmap_to_queue, new_parents, queue_edges_of, queue_to_bitmap, trace_entry,
+)
+from graph500.kernels.cpu.reorder import relabel
+
+ALPHA = 15.0
+BETA = 18.0
+GAMMA = 0.3
+HUB_DEGREE_PER_AVERAGE = 16.0
+POLICIES = ("beamer", "hubs")
+
+
+@numba.njit(cache=True)
+def _count_flagged(flags, queue):
+    count = 0
+    for v in queue:
+        count += flags[v]
+    return count
+
+
+@register(default=True)
+class DirectionOptimizingBFS:
+    """Direction-optimizing BFS: top-down for small frontiers, bottom-up for large ones."""
+
+    name = "direction-optimizing"
+    kind = "bfs"
+    backend = "cpu"
+
+    def __init__(self, graph, alpha=ALPHA, beta=BETA, policy="beamer", gamma=GAMMA, hub_degree=None,
+                 parallel_edges=PARALLEL_EDGES, reorder=True):
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        self.graph = graph = relabel(graph, reorder)
+        self.alpha, self.beta, self.policy, self.gamma = alpha, beta, policy, gamma
+        self.parallel_edges = parallel_edges
+        self.layout = BottomUpLayout(graph)
+        self.buffers = TopDownBuffers(graph.num_vertices, graph.neighbors.dtype)
+        if policy == "hubs":
+            degrees = np.diff(graph.offsets)
+            if hub_degree is None:
+                hub_degree = HUB_DEGREE_PER_AVERAGE * graph.neighbors.shape[0] / max(1, graph.num_vertices)
+            self.is_hub = (degrees >= hub_degree).astype(np.uint8)
+            self.num_hubs = int(self.is_hub.sum())
+        self.trace = []
+
+    def _go_bottom_up(self, queue, queue_edges, unexplored_edges):
+        if self.policy == "beamer":
+            return queue_edges > unexplored_edges / self.alpha
+        return self.num_hubs > 0 and _count_flagged(self.is_hub, queue) > self.gamma * self.num_hubs
+
+    def _bottom_up_levels(self, frontier, awake, visited, parent, word_bounds):
+        """Bottom-up levels from the bitmap ``frontier`` (``awake`` vertices) until it shrinks below N / beta.
+
+        Returns the last frontier bitmap.
+        """
+        graph = self.graph
+        next_frontier = np.empty_like(frontier)
+        while True:
+            start = time.perf_counter()
+            found, examined = self.bottom_up_step(word_bounds, frontier, next_frontier, visited, parent)
+            self.trace.append(trace_entry("bottom-up", awake, examined, time.perf_counter() - start))
+            frontier, next_frontier = next_frontier, frontier
+            if found == 0 or (found < awake and found <= graph.num_vertices / self.beta):
+                return frontier
+            awake = found
+
+    def bottom_up_step(self, word_bounds, frontier, next_frontier, visited, parent):
+        return bottom_up_step(self.graph.offsets, self.graph.neighbors, word_bounds, frontier, next_frontier,
+                              visited, parent)
+
+    def search(self, root):
+        graph = self.graph
+        root = int(graph.new_label[root])
+        parent = new_parents(graph.num_vertices, root)
+        found_vertex, found_claimer, num_tasks = self.buffers.get()
+        word_bounds = self.layout.word_bounds()
+        visited = self.layout.visited_bitmap(root)
+        frontier_bitmap = np.empty_like(visited)
+        queue = np.array([root], dtype=np.int64)
+        queue_edges = int(graph.offsets[root + 1] - graph.offsets[root])
+        unexplored_edges = graph.neighbors.shape[0]
+        left_bottom_up = False
+        self.trace = []
+        while queue.shape[0]:
+            if not left_bottom_up and self._go_bottom_up(queue, queue_edges, unexplored_edges):
+                queue_to_bitmap(queue, frontier_bitmap)
+                frontier_bitmap = self._bottom_up_levels(frontier_bitmap, queue.shape[0], visited, parent, word_bounds)
+                queue = bitmap_to_queue(frontier_bitmap)
+                queue_edges = queue_edges_of(graph.offsets, queue)
+                left_bottom_up = True  # as Beamer et al.: at least one top-down level before switching again
+                continue
+            left_bottom_up = False
+            start = time.perf_counter()
+            unexplored_edges -= queue_edges
+            next_queue, next_edges = top_down_step(graph.offsets, graph.neighbors, queue, queue_edges, visited, parent,
+                                                   found_vertex, found_claimer, num_tasks, self.parallel_edges)
+            self.trace.append(trace_entry("top-down", queue.shape[0], queue_edges, time.perf_counter() - start))
+            queue, queue_edges = next_queue, next_edges
+        return graph.parents_to_original(parent)
+

@@ -1,0 +1,117 @@
+"""Helpers shared by the CPU BFS kernels: bitmaps, queue <-> bitmap, work splits, trace entries.
+
+A frontier is either a *queue* (an array of vertex labels without duplicates)
+or a *bitmap* (uint64 words; bit ``v % 64`` of word ``v // 64`` is set when
+``v`` is in it). Top-down steps read and write queues, bottom-up steps read
+and write bitmaps; the direction-optimizing kernel converts at each switch.
+
+Parallel loops run over *tasks*, one per Numba thread, each given an equal
+share of the work by `balanced_bounds`, which cuts a prefix sum of work (edges)
+into equal parts. A task owns what it writes: a range of a scratch buffer, or
+a range of bitmap words (so no two tasks ever write the same word, and no
+atomic operation is needed).
+
+Numba note: bit operations stay in uint64 throughout (``uint64 op int64`` is
+float64 in Numba), hence the ``ONE`` and ``WORD_MASK`` constants.
+"""
+
+import numba
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+WORD_BITS = 64
+WORD_SHIFT = 6
+WORD_MASK = np.uint64(WORD_BITS - 1)
+ONE = np.uint64(1)
+ZERO = np.uint64(0)
+
+
+def bitmap_words(num_vertices):
+    """Words of a bitmap of ``num_vertices`` bits."""
+    return (num_vertices + WORD_BITS - 1) >> WORD_SHIFT
+
+
+@numba.njit(inline="always", cache=True)
+def has_bit(bitmap, vertex):
+    return (bitmap[vertex >> WORD_SHIFT] >> (np.uint64(vertex) & WORD_MASK)) & ONE
+
+
+@numba.njit(inline="always", cache=True)
+def bit_of(vertex):
+    """The word mask of ``vertex``'s bit."""
+    return ONE << (np.uint64(vertex) & WORD_MASK)
+
+
+@numba.njit(inline="always", cache=True)
+def count_bits(word):
+    count = 0
+    while word:
+        word &= word - ONE
+        count += 1
+    return count
+
+
+@numba.njit(cache=True)
+def set_bits(bitmap, vertices):
+    """Set the bit of each vertex (serial: neighbouring vertices share words)."""
+    for vertex in vertices:
+        bitmap[vertex >> WORD_SHIFT] |= bit_of(vertex)
+
+
+@numba.njit(cache=True)
+def balanced_bounds(work_prefix, num_tasks):
+    """Cut points ``bounds[0..num_tasks]`` into ``work_prefix`` (non-decreasing, work before each
+    index) so that task ``t``'s items ``bounds[t]:bounds[t + 1]`` carry about equal work."""
+    last = work_prefix.shape[0] - 1
+    total = work_prefix[last]
+    bounds = np.empty(num_tasks + 1, dtype=np.int64)
+    bounds[0] = 0
+    for task in range(1, num_tasks):
+        bounds[task] = np.searchsorted(work_prefix, total * task // num_tasks)
+    bounds[num_tasks] = last
+    return bounds
+
+
+@numba.njit(cache=True)
+def bitmap_to_queue(bitmap):
+    """The vertices of ``bitmap`` in increasing order (int64)."""
+    count = 0
+    for word in bitmap:
+        count += count_bits(word)
+    queue = np.empty(count, dtype=np.int64)
+    slot = 0
+    for word_index in range(bitmap.shape[0]):
+        bits = bitmap[word_index]
+        while bits:
+            queue[slot] = (word_index << WORD_SHIFT) + np.int64(trailing_zeros(bits))
+            slot += 1
+            bits &= bits - ONE
+    return queue
+
+
+@numba.njit(cache=True)
+def queue_edges_of(offsets, queue):
+    """Edges of the vertices of ``queue``."""
+    edges = 0
+    for v in queue:
+        edges += offsets[v + 1] - offsets[v]
+    return edges
+
+
+@numba.njit(cache=True)
+def queue_to_bitmap(queue, bitmap):
+    """Make ``bitmap`` hold exactly the vertices of ``queue``."""
+    bitmap[:] = ZERO
+    set_bits(bitmap, queue)
+
+
+def new_parents(num_vertices, root):
+    parent = np.full(num_vertices, -1, dtype=np.int64)
+    parent[root] = root
+    return parent
+
+
+def trace_entry(direction, frontier_size, edges_examined, seconds):
+    """One level of ``kernel.trace``."""
+    return {"direction": direction, "frontier": int(frontier_size), "edges_examined": int(edges_examined),
+            "seconds": seconds}
