@@ -53,23 +53,51 @@ def _no_edge_bitmap(offsets):
 
 
 class BottomUpLayout:
-    """Per-graph precomputation of the bottom-up step (kernel 1)."""
+    """Per-graph precomputation of the bottom-up step (kernel 1), and its per-search arrays.
 
-    def __init__(self, graph):
+    ``copies``: frontier bitmap copies, one per NUMA domain (1: no replication).
+    """
+
+    def __init__(self, graph, copies=1):
         num_vertices = graph.num_vertices
-        words = bitmap_words(num_vertices)
-        word_starts = np.minimum(np.arange(words + 1, dtype=np.int64) << WORD_SHIFT, num_vertices)
+        self.words = bitmap_words(num_vertices)
+        word_starts = np.minimum(np.arange(self.words + 1, dtype=np.int64) << WORD_SHIFT, num_vertices)
         self.word_edge_prefix = graph.offsets[word_starts]
         self.no_edge_bitmap = _no_edge_bitmap(graph.offsets)
+        self.copies = copies
 
-    def word_bounds(self):
-        """Each thread's range of bitmap words, with equal edge counts."""
-        return balanced_bounds(self.word_edge_prefix, numba.get_num_threads())
+    def tasks(self):
+        """``(word_bounds, task_copy)``: each thread's range of bitmap words (equal edge counts) and the
+        frontier copy it reads: consecutive threads form the domains, each owning a contiguous range."""
+        num_tasks = numba.get_num_threads()
+        copies = min(self.copies, num_tasks)
+        task_copy = np.arange(num_tasks) * copies // num_tasks
+        return balanced_bounds(self.word_edge_prefix, num_tasks), task_copy
+
+    def frontier_copies(self, word_bounds, task_copy):
+        """An empty frontier bitmap per domain, each first written by its own domain's threads."""
+        copies = np.empty((int(task_copy.max()) + 1, self.words), dtype=np.uint64)
+        _first_touch(copies, word_bounds, task_copy)
+        return copies
 
     def visited_bitmap(self, root):
         visited = self.no_edge_bitmap.copy()
         visited[root >> WORD_SHIFT] |= np.uint64(1) << np.uint64(root & 63)
         return visited
+
+
+@numba.njit(parallel=True, cache=True)
+def _first_touch(copies, word_bounds, task_copy):
+    """Zero each copy with the threads of its domain (the OS places a page where it is first written)."""
+    num_tasks = task_copy.shape[0]
+    for task in numba.prange(num_tasks):
+        copy = task_copy[task]
+        first_task = np.searchsorted(task_copy, copy)
+        domain_tasks = np.searchsorted(task_copy, copy, side="right") - first_task
+        share = (copies.shape[1] + domain_tasks - 1) // domain_tasks
+        begin = (task - first_task) * share
+        for word in range(begin, min(begin + share, copies.shape[1])):
+            copies[copy, word] = ZERO
 
 
 @numba.njit(inline="always", cache=True)
@@ -84,8 +112,11 @@ def _find_parent(offsets, neighbors, frontier_bitmap, v):
 
 
 @numba.njit(inline="always", cache=True)
-def scan_words(offsets, neighbors, first_word, end_word, frontier_bitmap, next_bitmap, visited_bitmap, parent):
-    """Bottom-up over the unvisited vertices of words ``first_word:end_word``: ``(found, edges examined)``."""
+def _scan_words(offsets, neighbors, first_word, end_word, frontier_bitmap, next_copies, visited_bitmap, parent):
+    """Bottom-up over the unvisited vertices of words ``first_word:end_word``: ``(found, edges examined)``.
+
+    The next frontier's words go to every copy in ``next_copies``.
+    """
     awake = 0
     examined = 0
     for word in range(first_word, end_word):
@@ -100,23 +131,27 @@ def scan_words(offsets, neighbors, first_word, end_word, frontier_bitmap, next_b
                 parent[v] = u
                 found |= ONE << bit
             todo &= todo - ONE
-        next_bitmap[word] = found
+        for copy in range(next_copies.shape[0]):
+            next_copies[copy, word] = found
         visited_bitmap[word] |= found
         awake += count_bits(found)
     return awake, examined
 
 
 @numba.njit(parallel=True, cache=True)
-def bottom_up_step(offsets, neighbors, word_bounds, frontier_bitmap, next_bitmap, visited_bitmap, parent):
+def bottom_up_step(offsets, neighbors, word_bounds, task_copy, frontier_copies, next_copies, visited_bitmap, parent):
     """One bottom-up level; each task owns words ``word_bounds[t]:word_bounds[t + 1]``.
 
+    The frontier and next-frontier bitmaps have one copy (row) per NUMA domain:
+    task t reads copy ``task_copy[t]`` and writes its words to every copy.
     Returns ``(vertices found, edges examined)``.
     """
     awake = 0
     examined = 0
     for task in numba.prange(word_bounds.shape[0] - 1):
-        task_awake, task_examined = scan_words(offsets, neighbors, word_bounds[task], word_bounds[task + 1],
-                                               frontier_bitmap, next_bitmap, visited_bitmap, parent)
+        task_awake, task_examined = _scan_words(offsets, neighbors, word_bounds[task], word_bounds[task + 1],
+                                                frontier_copies[task_copy[task]], next_copies, visited_bitmap,
+                                                parent)
         awake += task_awake
         examined += task_examined
     return awake, examined
@@ -139,16 +174,16 @@ class BottomUpBFS:
         graph = self.graph
         root = int(graph.new_label[root])
         parent = new_parents(graph.num_vertices, root)
-        word_bounds = self.layout.word_bounds()
+        word_bounds, task_copy = self.layout.tasks()
         visited = self.layout.visited_bitmap(root)
-        frontier = np.zeros_like(visited)
-        frontier[root >> WORD_SHIFT] = np.uint64(1) << np.uint64(root & 63)
-        next_frontier = np.empty_like(visited)
+        frontier = self.layout.frontier_copies(word_bounds, task_copy)
+        frontier[:, root >> WORD_SHIFT] = np.uint64(1) << np.uint64(root & 63)
+        next_frontier = np.empty_like(frontier)
         awake = 1
         self.trace = []
         while awake:
             start = time.perf_counter()
-            found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds,
+            found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy,
                                              frontier, next_frontier, visited, parent)
             self.trace.append(trace_entry("bottom-up", awake, examined, time.perf_counter() - start))
             frontier, next_frontier = next_frontier, frontier

@@ -23,7 +23,8 @@ for ``hubs``, a hub flag per vertex.
 
 Tunables: ``alpha`` (default 15), ``beta`` (default 18), ``policy``
 (``beamer``), ``gamma`` (0.3), ``hub_degree`` (default: 16 times the average
-degree), ``parallel_edges`` (of the top-down step), ``reorder`` (True).
+degree), ``parallel_edges`` (of the top-down step), ``reorder`` (True),
+``numa_domains`` (1; see `bfs_numa_bottom_up`).
 """
 
 import time
@@ -63,13 +64,13 @@ class DirectionOptimizingBFS:
     backend = "cpu"
 
     def __init__(self, graph, alpha=ALPHA, beta=BETA, policy="beamer", gamma=GAMMA, hub_degree=None,
-                 parallel_edges=PARALLEL_EDGES, reorder=True):
+                 parallel_edges=PARALLEL_EDGES, reorder=True, numa_domains=1):
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
         self.graph = graph = relabel(graph, reorder)
         self.alpha, self.beta, self.policy, self.gamma = alpha, beta, policy, gamma
         self.parallel_edges = parallel_edges
-        self.layout = BottomUpLayout(graph)
+        self.layout = BottomUpLayout(graph, copies=numa_domains)
         self.buffers = TopDownBuffers(graph.num_vertices, graph.neighbors.dtype)
         if policy == "hubs":
             degrees = np.diff(graph.offsets)
@@ -84,7 +85,7 @@ class DirectionOptimizingBFS:
             return queue_edges > unexplored_edges / self.alpha
         return self.num_hubs > 0 and _count_flagged(self.is_hub, queue) > self.gamma * self.num_hubs
 
-    def _bottom_up_levels(self, frontier, awake, visited, parent, word_bounds):
+    def _bottom_up_levels(self, frontier, awake, visited, parent, word_bounds, task_copy):
         """Bottom-up levels from the bitmap ``frontier`` (``awake`` vertices) until it shrinks below N / beta.
 
         Returns the last frontier bitmap.
@@ -93,25 +94,22 @@ class DirectionOptimizingBFS:
         next_frontier = np.empty_like(frontier)
         while True:
             start = time.perf_counter()
-            found, examined = self.bottom_up_step(word_bounds, frontier, next_frontier, visited, parent)
+            found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy, frontier,
+                                             next_frontier, visited, parent)
             self.trace.append(trace_entry("bottom-up", awake, examined, time.perf_counter() - start))
             frontier, next_frontier = next_frontier, frontier
             if found == 0 or (found < awake and found <= graph.num_vertices / self.beta):
                 return frontier
             awake = found
 
-    def bottom_up_step(self, word_bounds, frontier, next_frontier, visited, parent):
-        return bottom_up_step(self.graph.offsets, self.graph.neighbors, word_bounds, frontier, next_frontier,
-                              visited, parent)
-
     def search(self, root):
         graph = self.graph
         root = int(graph.new_label[root])
         parent = new_parents(graph.num_vertices, root)
         found_vertex, found_claimer, num_tasks = self.buffers.get()
-        word_bounds = self.layout.word_bounds()
+        word_bounds, task_copy = self.layout.tasks()
         visited = self.layout.visited_bitmap(root)
-        frontier_bitmap = np.empty_like(visited)
+        frontier_bitmap = self.layout.frontier_copies(word_bounds, task_copy)
         queue = np.array([root], dtype=np.int64)
         queue_edges = int(graph.offsets[root + 1] - graph.offsets[root])
         unexplored_edges = graph.neighbors.shape[0]
@@ -120,8 +118,9 @@ class DirectionOptimizingBFS:
         while queue.shape[0]:
             if not left_bottom_up and self._go_bottom_up(queue, queue_edges, unexplored_edges):
                 queue_to_bitmap(queue, frontier_bitmap)
-                frontier_bitmap = self._bottom_up_levels(frontier_bitmap, queue.shape[0], visited, parent, word_bounds)
-                queue = bitmap_to_queue(frontier_bitmap)
+                frontier_bitmap = self._bottom_up_levels(frontier_bitmap, queue.shape[0], visited, parent, word_bounds,
+                                                         task_copy)
+                queue = bitmap_to_queue(frontier_bitmap[0])
                 queue_edges = queue_edges_of(graph.offsets, queue)
                 left_bottom_up = True  # as Beamer et al.: at least one top-down level before switching again
                 continue

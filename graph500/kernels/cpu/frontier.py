@@ -99,10 +99,13 @@ def queue_edges_of(offsets, queue):
 
 
 @numba.njit(cache=True)
-def queue_to_bitmap(queue, bitmap):
-    """Make ``bitmap`` hold exactly the vertices of ``queue``."""
-    bitmap[:] = ZERO
-    set_bits(bitmap, queue)
+def queue_to_bitmap(queue, copies):
+    """Make every copy (row) of the bitmap ``copies`` hold exactly the vertices of ``queue``."""
+    copies[0, :] = ZERO
+    set_bits(copies[0], queue)
+    for copy in range(1, copies.shape[0]):
+        for word in range(copies.shape[1]):
+            copies[copy, word] = copies[0, word]
 
 
 def new_parents(num_vertices, root):

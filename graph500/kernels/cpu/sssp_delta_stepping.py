@@ -65,6 +65,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import viewer
 
 from graph500.kernels import register
+from graph500.kernels.cpu.reorder import relabel
 
 DELTA_PER_MAX_WEIGHT = 0.1
 FUSION_EDGES = 1 << 14
@@ -100,26 +101,6 @@ def _distance(word):
 @numba.njit(inline="always", cache=True)
 def _bucket(word, inverse_delta):
     return np.int64(np.float64(_distance(word)) * inverse_delta)
-
-
-# ---------------------------------------------------------------- kernel 1: light edges first
-
-@numba.njit(cache=True)
-def _split_rows(offsets, neighbors, weights, delta, out_neighbors, out_weights, row_bounds):
-    """Copy each row with its light edges (weight < delta) first; ``row_bounds[v] = (start, light end)``."""
-    for v in range(offsets.shape[0] - 1):
-        slot = offsets[v]
-        row_bounds[v, 0] = slot
-        for light in (True, False):
-            for k in range(offsets[v], offsets[v + 1]):
-                if (weights[k] < delta) == light:
-                    out_neighbors[slot] = neighbors[k]
-                    out_weights[slot] = weights[k]
-                    slot += 1
-            if light:
-                row_bounds[v, 1] = slot
-    row_bounds[-1, 0] = offsets[-1]
-    row_bounds[-1, 1] = offsets[-1]
 
 
 # ---------------------------------------------------------------- segments
@@ -225,7 +206,7 @@ def _relax_share(task, first, last, count_before, source, heavy, graph, state, r
     Light edges are relaxed from the entry's word; heavy ones only from an
     entry whose word is still the vertex's state.
     """
-    row_bounds, neighbors, weights = graph
+    row_bounds, neighbors, weights = graph[0], graph[1], graph[2]
     segment_vertex, segment_word = source[0], source[1]
     request_vertex, request_word, request_count = requests
     made = 0
@@ -331,16 +312,17 @@ def _empty_bin(meta, task, slot):
 
 
 @numba.njit(cache=True)
-def _unpack_range(first, last, state, parents, distances):
-    """Write parents and distances of vertices ``first:last`` and reset their state for the next search."""
+def _unpack_range(first, last, state, order, parents, distances):
+    """Write parents and distances (original labels) of vertices ``first:last``; reset their state."""
     for v in range(first, last):
         word = state[v]
+        original = order[v]
         if word == UNREACHED:
-            parents[v] = -1
-            distances[v] = np.inf
+            parents[original] = -1
+            distances[original] = np.inf
         else:
-            parents[v] = np.int64(word & _PARENT_MASK)
-            distances[v] = _distance(word)
+            parents[original] = order[np.int64(word & _PARENT_MASK)]
+            distances[original] = _distance(word)
         state[v] = UNREACHED
 
 
@@ -357,7 +339,7 @@ def _task_step(step, task, cuts, count_before, source, heavy, graph, state, requ
         return _classify(task, requests, state, bucket, inverse_delta, graph, frontier, settled, bins)
     if step == _EXTRACT:
         return _extract_bin(task, cuts[0], state, graph, frontier, settled, bins)
-    _unpack_range(cuts[task], cuts[task + 1], state, outputs[0], outputs[1])
+    _unpack_range(cuts[task], cuts[task + 1], state, graph[3], outputs[0], outputs[1])
     return 0
 
 
@@ -546,7 +528,7 @@ class DeltaSteppingSSSP:
     kind = "sssp"
     backend = "cpu"
 
-    def __init__(self, graph, delta=None, fusion_edges=FUSION_EDGES, round_edges=ROUND_EDGES):
+    def __init__(self, graph, delta=None, fusion_edges=FUSION_EDGES, round_edges=ROUND_EDGES, reorder=True):
         if graph.weights is None:
             raise ValueError("SSSP needs a weighted graph")
         if graph.num_vertices > MAX_VERTICES:
@@ -560,12 +542,13 @@ class DeltaSteppingSSSP:
         self.delta = float(delta)
         self.ring = int(np.ceil(max_weight / self.delta)) + RING_SLACK
         self.tunables = np.array([fusion_edges, max(1, round_edges)], dtype=np.int64)
-        neighbors = np.empty_like(graph.neighbors)
-        weights = np.empty_like(graph.weights)
+        rows = relabel(graph, reorder, weighted=True, split_below=self.delta)
         row_bounds = np.empty((graph.num_vertices + 1, 2), dtype=np.int64)
-        _split_rows(graph.offsets, graph.neighbors, graph.weights, np.float32(self.delta), neighbors, weights,
-                    row_bounds)
-        self.rows = (row_bounds, neighbors, weights)
+        row_bounds[:, 0] = rows.offsets
+        row_bounds[:-1, 1] = rows.light_end
+        row_bounds[-1, 1] = rows.offsets[-1]
+        self.rows = (row_bounds, rows.neighbors, rows.weights, rows.order)
+        self.new_label = rows.new_label
         max_degree = int(np.diff(graph.offsets).max()) if graph.num_vertices else 0
         self.request_capacity = max(1, round_edges) + max_degree
         self.state = np.full(graph.num_vertices, UNREACHED, dtype=np.uint64)
@@ -599,7 +582,7 @@ class DeltaSteppingSSSP:
             self.state[:] = UNREACHED
         self.state_is_clean = False
         outputs = (np.empty(num_vertices, dtype=np.int64), np.empty(num_vertices, dtype=np.float32))
-        trace, self.bins = delta_stepping(self.rows, root, 1.0 / self.delta, self.state, self.frontier,
+        trace, self.bins = delta_stepping(self.rows, self.new_label[root], 1.0 / self.delta, self.state, self.frontier,
                                           self.next_frontier, self.settled, self.bins, self.requests, outputs,
                                           self.tunables)
         self.state_is_clean = True

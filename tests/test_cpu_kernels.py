@@ -1,0 +1,202 @@
+"""Tests for the CPU kernels: every BFS and SSSP kernel, under every tunable that picks a code path,
+gives trees the validators accept, on the reference fixtures and on odd graphs, for several thread counts.
+
+Each kernel's SSSP distances must equal the serial Dijkstra's exactly (the
+float32 shortest distances are unique), and each BFS trace must account for
+every reached vertex once.
+"""
+
+import contextlib
+import glob
+import os
+
+import numba
+import numpy as np
+import pytest
+
+from graph500 import io, kernels
+from graph500.generators.rmat import generate_rmat
+from graph500.kernels.cpu import bfs_numa_bottom_up
+from graph500.kernels.cpu.build import build_csr
+from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "reference-v3")
+FIXTURES = sorted(glob.glob(os.path.join(DATA, "*.edges")))
+THREADS = sorted({1, min(2, numba.config.NUMBA_NUM_THREADS), numba.config.NUMBA_NUM_THREADS})
+
+# (name, tunables): every switch that selects a different code path
+BFS_KERNELS = [
+    ("top-down", {}),
+    ("top-down", {"parallel_edges": 0}),
+    ("bottom-up", {}),
+    ("bottom-up", {"reorder": False}),
+    ("direction-optimizing", {}),
+    ("direction-optimizing", {"parallel_edges": 0, "reorder": False}),
+    ("direction-optimizing", {"policy": "hubs"}),
+    ("direction-optimizing", {"policy": "hubs", "gamma": 0.0, "hub_degree": 1, "parallel_edges": 0}),
+    ("numa-bottom-up", {"numa_domains": 1}),
+    ("numa-bottom-up", {"numa_domains": 3, "parallel_edges": 0}),
+]
+SSSP_KERNELS = [
+    ("dijkstra", {}),
+    ("delta-stepping", {}),
+    ("delta-stepping", {"fusion_edges": 0, "round_edges": 16}),
+    ("delta-stepping", {"delta": 0.3, "reorder": False, "fusion_edges": 0}),
+    ("delta-stepping", {"delta": 2.0}),
+    ("delta-stepping", {"delta": 1e-4, "fusion_edges": 64}),
+]
+
+
+def kernel_id(case):
+    name, tunables = case
+    return name + "".join(f"-{key}={value}" for key, value in tunables.items())
+
+
+@contextlib.contextmanager
+def numba_threads(count):
+    previous = numba.get_num_threads()
+    numba.set_num_threads(count)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+class Case:
+    """A graph as the kernels and the validators see it, with the roots to search from."""
+
+    def __init__(self, name, src, dst, weights, num_vertices, roots):
+        self.name = name
+        self.num_vertices = num_vertices
+        self.graph = build_csr(src, dst, num_vertices, weights)
+        self.validation = ValidationGraph.from_edges(src, dst, num_vertices, weights)
+        self.roots = [int(root) for root in roots]
+
+
+def fixture_case(path):
+    src, dst = io.read_reference_edges(path)
+    weights = np.fromfile(path + ".weights", "<f4")
+    scale = int(os.path.basename(path).split("_")[0][1:])
+    roots = np.loadtxt(path.replace(".edges", ".roots"), dtype=np.int64)[:4]
+    return Case(os.path.basename(path), src, dst, weights, 1 << scale, roots)
+
+
+def rmat_case(scale, edgefactor, seed):
+    """An R-MAT graph with many components; roots: hubs, leaves whose neighbour is a leaf, isolated vertices."""
+    src, dst, weights = generate_rmat(scale, edgefactor, seed=seed)
+    num_vertices = 1 << scale
+    degree = np.bincount(np.concatenate([src[src != dst], dst[src != dst]]), minlength=num_vertices)
+    neighbour = np.zeros(num_vertices, dtype=np.int64)
+    neighbour[src] = dst
+    neighbour[dst] = src
+    leaf_pairs = np.flatnonzero((degree == 1) & (degree[neighbour] == 1))
+    roots = [int(np.argmax(degree))] + leaf_pairs[:2].tolist() + np.flatnonzero(degree == 0)[:1].tolist()
+    return Case(f"rmat-s{scale}-ef{edgefactor}-seed{seed}", src, dst, weights, num_vertices, roots)
+
+
+def small_case(name, edges, weights, num_vertices, roots):
+    edges = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    return Case(name, edges[:, 0], edges[:, 1], np.array(weights, dtype=np.float32), num_vertices, roots)
+
+
+def small_cases():
+    return [
+        small_case("single-vertex", [], [], 1, [0]),
+        small_case("one-edge", [(0, 1)], [0.5], 2, [0, 1]),
+        small_case("self-loops-and-duplicates", [(0, 0), (0, 1), (1, 0), (1, 2), (1, 2), (2, 2)],
+                   [0.1, 0.9, 0.2, 0.7, 0.3, 0.0], 4, [0, 2, 3]),
+        small_case("zero-weights", [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4)], [0.0, 0.0, 0.0, 0.5, 0.0], 5,
+                   [0, 3]),
+        small_case("star-and-path", [(0, k) for k in range(1, 40)] + [(39, 40), (40, 41), (41, 42)],
+                   np.linspace(0.0, 0.99, 42), 64, [0, 42, 63]),
+    ]
+
+
+@pytest.fixture(scope="module", params=FIXTURES + ["rmat", "small"], ids=lambda p: os.path.basename(p))
+def cases(request):
+    if request.param == "rmat":
+        return [rmat_case(10, 2, seed=1), rmat_case(9, 1, seed=2)]
+    if request.param == "small":
+        return small_cases()
+    return [fixture_case(request.param)]
+
+
+@pytest.fixture(scope="module")
+def dijkstra_distances(cases):
+    """Exact distances per (case, root), from the serial baseline."""
+    distances = {}
+    for case in cases:
+        kernel = kernels.get("sssp", "cpu", "dijkstra")(case.graph)
+        for root in case.roots:
+            distances[case.name, root] = kernel.search(root)[1]
+    return distances
+
+
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("kernel_case", BFS_KERNELS, ids=kernel_id)
+def test_bfs_kernel_trees_are_valid(cases, kernel_case, threads):
+    name, tunables = kernel_case
+    with numba_threads(threads):
+        for case in cases:
+            kernel = kernels.get("bfs", "cpu", name)(case.graph, **tunables)
+            for root in case.roots:
+                parents = kernel.search(root)
+                assert parents.dtype == np.int64 and parents.shape == (case.num_vertices,)
+                validate_bfs(case.validation, root, parents)
+                assert sum(level["frontier"] for level in kernel.trace) == np.count_nonzero(parents >= 0)
+
+
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("kernel_case", SSSP_KERNELS, ids=kernel_id)
+def test_sssp_kernel_trees_are_valid_and_exact(cases, dijkstra_distances, kernel_case, threads):
+    name, tunables = kernel_case
+    with numba_threads(threads):
+        for case in cases:
+            kernel = kernels.get("sssp", "cpu", name)(case.graph, **tunables)
+            for root in case.roots:
+                parents, distances = kernel.search(root)
+                assert parents.dtype == np.int64 and distances.dtype == np.float32
+                validate_sssp(case.validation, root, parents, distances)
+                np.testing.assert_array_equal(distances, dijkstra_distances[case.name, root])
+
+
+def test_defaults_are_the_fast_kernels():
+    assert kernels.default_name("bfs", "cpu") == "direction-optimizing"
+    assert kernels.default_name("sssp", "cpu") == "delta-stepping"
+
+
+def test_traces_describe_each_level():
+    case = fixture_case(FIXTURES[-1])
+    root = case.roots[0]
+    bfs = kernels.get("bfs", "cpu", "direction-optimizing")(case.graph, alpha=2.0)
+    bfs.search(root)
+    directions = [level["direction"] for level in bfs.trace]
+    assert directions[0] == "top-down" and "bottom-up" in directions
+    assert all(level["edges_examined"] >= 0 and level["seconds"] >= 0 for level in bfs.trace)
+    top_down = kernels.get("bfs", "cpu", "top-down")(case.graph)
+    reached = top_down.search(root) >= 0
+    assert sum(level["edges_examined"] for level in top_down.trace) == np.diff(case.graph.offsets)[reached].sum()
+    sssp = kernels.get("sssp", "cpu", "delta-stepping")(case.graph)
+    parents, _ = sssp.search(root)
+    assert [entry["bucket"] for entry in sssp.trace] == sorted(entry["bucket"] for entry in sssp.trace)
+    assert sum(entry["frontier"] for entry in sssp.trace) >= np.count_nonzero(parents >= 0)
+
+
+def test_numa_domains_come_from_the_os_or_the_caller():
+    assert bfs_numa_bottom_up.detected_numa_domains() >= 1
+    case = small_cases()[-1]
+    kernel = kernels.get("bfs", "cpu", "numa-bottom-up")(case.graph, numa_domains=4)
+    assert kernel.layout.copies == 4
+    with pytest.raises(ValueError):
+        kernels.get("bfs", "cpu", "numa-bottom-up")(case.graph, numa_domains=0)
+
+
+def test_bad_tunables_are_refused():
+    case = small_cases()[1]
+    with pytest.raises(ValueError):
+        kernels.get("bfs", "cpu", "direction-optimizing")(case.graph, policy="sideways")
+    with pytest.raises(ValueError):
+        kernels.get("sssp", "cpu", "delta-stepping")(case.graph, delta=0.0)
+    unweighted = build_csr(np.array([0]), np.array([1]), 2)
+    with pytest.raises(ValueError):
+        kernels.get("sssp", "cpu", "delta-stepping")(unweighted)
