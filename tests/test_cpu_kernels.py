@@ -40,10 +40,10 @@ BFS_KERNELS = [
 SSSP_KERNELS = [
     ("dijkstra", {}),
     ("delta-stepping", {}),
-    ("delta-stepping", {"fusion_edges": 0, "round_edges": 16}),
+    ("delta-stepping", {"delta": 0.05, "fusion_edges": 0, "round_edges": 1000}),
     ("delta-stepping", {"delta": 0.3, "reorder": False, "fusion_edges": 0}),
     ("delta-stepping", {"delta": 2.0}),
-    ("delta-stepping", {"delta": 1e-4, "fusion_edges": 64}),
+    ("delta-stepping", {"delta": 1e-3, "fusion_edges": 512}),
 ]
 
 
