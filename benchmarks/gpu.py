@@ -1,12 +1,14 @@
 """GPU benchmark: generation rate, per-kernel BFS and SSSP TEPS, construction and validation time,
 bottom-up bandwidth.
 
-    PYTHONPATH=. python benchmarks/gpu.py [--scales 20 22 24 26] [--roots 64] [--deltas 0.1] [--json PATH]
+    PYTHONPATH=. python benchmarks/gpu.py [--scales 20 22 24 26] [--roots 64] [--sssp default delta=0.1,tail_fraction=0]
+                                          [--json PATH]
 
 For each SCALE (edgefactor 16, seeds 2 and 3, the reference's search keys):
 generate on the GPU (edges and weights per second), build the weighted CSR
 on the device (construction time), prepare the validator on the device, then
-for each GPU BFS kernel, and for the delta-stepping SSSP with each delta, run
+for each GPU BFS kernel, and for the delta-stepping SSSP with each setting
+(``default``, or tunables such as ``delta=0.07,pull_ratio=2,tail_fraction=0``), run
 one untimed warm-up and one timed search per key, each validated on the
 device (all must pass), and report the harmonic mean TEPS as the Graph500
 report does, the kernel's own set-up time (for SSSP: the light/heavy split)
@@ -98,7 +100,14 @@ def run_kernel(backend, make_kernel, name, validate, validation_graph, roots):
     }
 
 
-def run_scale(scale, kernel_names, deltas, num_roots, bandwidth, show_trace):
+def sssp_options(setting):
+    """The delta-stepping keyword arguments of a ``--sssp`` setting: ``default`` or ``name=value,...``."""
+    if setting == "default":
+        return {}
+    return {name: float(value) for name, value in (item.split("=") for item in setting.split(","))}
+
+
+def run_scale(scale, kernel_names, sssp_settings, num_roots, bandwidth, show_trace):
     backend = Backend()
     num_vertices = 1 << scale
     backend.generate(10, EDGEFACTOR, *SEEDS)  # warm-up: compiles
@@ -132,14 +141,14 @@ def run_scale(scale, kernel_names, deltas, num_roots, bandwidth, show_trace):
         print_row(row)
     if show_trace:
         print_trace(graph, roots[0])
-    for delta in deltas:  # after the BFS runs: the SSSP kernel reorders the graph's rows
-        row = {**common, **run_kernel(backend, lambda: gpu_sssp.DeltaSteppingSSSP(graph, delta=delta),
-                                      f"gpu-delta-stepping delta={delta:g}", validate_sssp, validation_graph,
-                                      roots)}
+    for setting in sssp_settings:  # after the BFS runs: the SSSP kernel reorders the graph's rows
+        options = sssp_options(setting)
+        row = {**common, **run_kernel(backend, lambda: gpu_sssp.DeltaSteppingSSSP(graph, **options),
+                                      f"gpu-delta-stepping {setting}", validate_sssp, validation_graph, roots)}
         rows.append(row)
         print_row(row)
         if show_trace:
-            print_sssp_trace(graph, delta, roots[0])
+            print_sssp_trace(graph, options, roots[0])
     return rows
 
 
@@ -160,8 +169,8 @@ def print_trace(graph, root):
               f"{level['seconds'] * 1e3:8.3f} ms", flush=True)
 
 
-def print_sssp_trace(graph, delta, root):
-    kernel = gpu_sssp.DeltaSteppingSSSP(graph, delta=delta, trace=True)
+def print_sssp_trace(graph, options, root):
+    kernel = gpu_sssp.DeltaSteppingSSSP(graph, **options, trace=True)
     kernel.search(root)
     print("    " + "  ".join(f"{key} {value:.4g}" if isinstance(value, float) else f"{key} {value}"
                              for key, value in kernel.trace.items()), flush=True)
@@ -172,8 +181,9 @@ def main():
     parser.add_argument("--scales", type=int, nargs="+", default=[20, 22, 24, 26])
     parser.add_argument("--roots", type=int, default=64)
     parser.add_argument("--kernels", nargs="+", default=kernels.available("bfs", "gpu"))
-    parser.add_argument("--deltas", type=float, nargs="*", default=[gpu_sssp.DELTA],
-                        help="delta-stepping bucket widths to run (none: skip SSSP)")
+    parser.add_argument("--sssp", nargs="*", default=["default"], metavar="SETTING",
+                        help="delta-stepping settings to run: default, or name=value,... of its tunables "
+                             "(delta, pull_ratio, tail_fraction); none: skip SSSP")
     parser.add_argument("--trace", action="store_true",
                         help="print the direction-optimizing BFS levels and the SSSP phases of one search")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
@@ -183,7 +193,7 @@ def main():
           flush=True)
     rows = []
     for scale in args.scales:
-        rows += run_scale(scale, args.kernels, args.deltas, args.roots, bandwidth, args.trace)
+        rows += run_scale(scale, args.kernels, args.sssp, args.roots, bandwidth, args.trace)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"copy_bytes_per_second": bandwidth, "rows": rows}, handle, indent=1)

@@ -45,7 +45,17 @@ DO_VARIANTS = {
     "hub-share": {"switch_rule": "hub-share", "hub_degree": 4, "hub_share": 0.01},
     "long-queue": {"alpha": 1e12, "short_scan": 1},
 }
-SSSP_DELTAS = [gpu_sssp.DELTA, 0.03, 1e-6, 2.0]  # default, narrow, (nearly) all heavy, all light
+# Delta-stepping settings that force every path: default, narrow buckets, (nearly) all heavy, all light,
+# a pull in every heavy phase, push only without a tail, the tail from the second bucket on.
+SSSP_VARIANTS = {
+    "default": {},
+    "narrow": {"delta": 0.03},
+    "all-heavy": {"delta": 1e-6},
+    "all-light": {"delta": 2.0},
+    "always-pull": {"pull_ratio": 0.0},
+    "push-only": {"pull_ratio": float("inf"), "tail_fraction": 0.0},
+    "tail-at-once": {"tail_fraction": 1.0},
+}
 
 
 class Graph:
@@ -254,10 +264,10 @@ def test_backend_times_a_search_with_events():
 
 
 @pytest.mark.parametrize("graph", GRAPHS, ids=repr)
-@pytest.mark.parametrize("delta", SSSP_DELTAS)
-def test_gpu_sssp_validates(delta, graph):
+@pytest.mark.parametrize("variant", SSSP_VARIANTS)
+def test_gpu_sssp_validates(variant, graph):
     csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights)
-    kernel = gpu_sssp.DeltaSteppingSSSP(csr, delta=delta)
+    kernel = gpu_sssp.DeltaSteppingSSSP(csr, **SSSP_VARIANTS[variant])
     device_vg = ValidationGraph.from_edges(cupy.asarray(graph.src), cupy.asarray(graph.dst), graph.num_vertices,
                                            cupy.asarray(graph.weights))
     host_vg = ValidationGraph.from_edges(graph.src, graph.dst, graph.num_vertices, graph.weights)
@@ -286,13 +296,22 @@ def test_gpu_bfs_validates_at_scale_16(kernel_name, kronecker_16):
         assert validate_bfs(validation_graph, root, kernel.search(root)) > 0
 
 
+@pytest.mark.parametrize("variant", ["default", "always-pull", "push-only"])
 @pytest.mark.parametrize("delta", [gpu_sssp.DELTA, 0.01])  # 0.01: most vertices have no light edge
-def test_gpu_sssp_validates_at_scale_16(delta, kronecker_16):
+def test_gpu_sssp_validates_at_scale_16(delta, variant, kronecker_16):
     csr, validation_graph, roots = kronecker_16
-    kernel = gpu_sssp.DeltaSteppingSSSP(csr, delta=delta)
+    kernel = gpu_sssp.DeltaSteppingSSSP(csr, **{"delta": delta, **SSSP_VARIANTS[variant]})
     for root in roots:
         assert validate_sssp(validation_graph, root, *kernel.search(root)) > 0
         assert kernel.trace["buckets"] > 1
+
+
+def test_gpu_sssp_pulls_the_hub_core_and_ends_with_a_tail(kronecker_16):
+    csr, validation_graph, roots = kronecker_16
+    kernel = gpu_sssp.DeltaSteppingSSSP(csr)
+    for root in roots:
+        validate_sssp(validation_graph, root, *kernel.search(root))
+        assert kernel.trace["pulls"] >= 1 and kernel.trace["tail_iterations"] >= 1
 
 
 def test_light_heavy_split_keeps_every_edge_light_first():

@@ -8,17 +8,26 @@
 #define WARPS BLOCK_WARPS
 #define UNREACHED 0x7F800000FFFFFFFFull
 #define COLLECT_STAGE (4 * THREADS)
+#define PULL_WARP_ROW 32  // longer rows are pulled by a whole warp
 
 #define FRONTIER_SIZE 0   // vertices of the next light frontier
-#define FRONTIER_EDGES 1  // their light edges
-#define MEMBERS_SIZE 2    // vertices settled in this bucket so far
-#define MEMBERS_EDGES 3   // their heavy edges
-#define BEYOND 4          // 0xFFFFFFFF - the least distance bits at or past the bucket's end (0: none)
+#define FRONTIER_EDGES 1  // their frontier edges
+#define MEMBERS_SIZE 2    // vertices of this bucket so far (with edges)
+#define MEMBERS_EDGES 3   // their edges
+#define SETTLED 4         // vertices below the bucket (collect only)
+#define REACHED 5         // vertices at a finite distance (collect only)
+#define BEYOND 6          // 0xFFFFFFFF - the least distance bits at or past the bucket's end (0: none)
 
 __device__ __forceinline__ float distance_of(u64 state) { return __uint_as_float((u32)(state >> 32)); }
 
 __device__ __forceinline__ u64 state_of(float distance, int parent) {
     return ((u64)__float_as_uint(distance) << 32) | (u32)parent;
+}
+
+// atomicMin without a result: a fire-and-forget reduction (the compiler merges an atomicMin
+// whose result goes unused with one whose result is used, keeping the slower round trip).
+__device__ __forceinline__ void reduce_min(u64* address, u64 value) {
+    asm volatile("red.global.min.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
 }
 
 // Construction: reorder each row in place so that its light edges (weight <= delta)
@@ -44,23 +53,21 @@ split_light_heavy(i64 num_vertices, const i64* __restrict__ offsets, int* __rest
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS)
-start_search(int root, i64 num_vertices, u64* __restrict__ state, u32* __restrict__ settled) {
-    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS) {
+start_search(int root, i64 num_vertices, u64* __restrict__ state) {
+    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS)
         state[v] = v == root ? state_of(0.0f, root) : UNREACHED;
-        if ((v & 31) == 0) settled[v >> 5] = 0;
-    }
 }
 
-// Start of a bucket [low, high): its vertices with light edges form the frontier, those
-// with heavy edges the members (a queue holds only vertices with edges to expand); all
-// are stamped members of `bucket`. BEYOND = the least distance at or past `high`.
-// The vertices below `low` are settled: their bits are set in `settled`. A block stages
-// its vertices in shared memory and appends them with one atomicAdd per COLLECT_STAGE.
+// Start of a bucket [low, high): its vertices with frontier edges ([offsets[v],
+// frontier_end[v]): the light ones, or all in the tail) form the frontier, those with
+// any edge the members; all are stamped members of `bucket`. SETTLED and REACHED count
+// the vertices below `low` and at finite distances; BEYOND = the least distance at or past
+// `high`. A block stages its vertices in shared memory and appends them with one atomicAdd
+// per COLLECT_STAGE.
 extern "C" __global__ void __launch_bounds__(THREADS)
 collect_bucket(i64 num_vertices, const u64* __restrict__ state, float low, float high, int bucket,
-               const i64* __restrict__ offsets, const i64* __restrict__ light_end, int* __restrict__ queue,
-               int* __restrict__ members, int* __restrict__ member_stamp, u32* __restrict__ settled,
-               u64* __restrict__ counters) {
+               const i64* __restrict__ offsets, const i64* __restrict__ frontier_end, int* __restrict__ queue,
+               int* __restrict__ members, int* __restrict__ member_stamp, u64* __restrict__ counters) {
     __shared__ StagedQueue<COLLECT_STAGE> frontier, joined;
     if (threadIdx.x == 0) frontier.count = joined.count = 0;
     __syncthreads();
@@ -72,16 +79,16 @@ collect_bucket(i64 num_vertices, const u64* __restrict__ state, float low, float
     for (i64 block_base = blockIdx.x * (i64)THREADS; block_base < num_vertices; block_base += stride) {
         const i64 v = block_base + threadIdx.x;
         const float d = v < num_vertices ? distance_of(state[v]) : infinity;
-        const u32 settled_mask = __ballot_sync(FULL_MASK, d < low);
-        if (lane == 0 && v < num_vertices) settled[v >> 5] = settled_mask;
+        tally.values[SETTLED] += d < low;
+        tally.values[REACHED] += d != infinity;
         if (d >= high && d != infinity) beyond = max(beyond, (u64)(FULL_MASK - __float_as_uint(d)));
         if (d >= low && d < high) {
-            const i64 light = light_end[v] - offsets[v], heavy = offsets[v + 1] - light_end[v];
+            const i64 light = frontier_end[v] - offsets[v], edges = offsets[v + 1] - offsets[v];
             member_stamp[v] = bucket;
             if (light) frontier.push((int)v);
-            if (heavy) joined.push((int)v);
+            if (edges) joined.push((int)v);
             tally.values[FRONTIER_EDGES] += light;
-            tally.values[MEMBERS_EDGES] += heavy;
+            tally.values[MEMBERS_EDGES] += edges;
         }
         __syncthreads();
         if (frontier.count > COLLECT_STAGE - THREADS || joined.count > COLLECT_STAGE - THREADS) {
@@ -96,44 +103,100 @@ collect_bucket(i64 num_vertices, const u64* __restrict__ state, float low, float
     if (lane == 0 && beyond) atomicMax(&counters[BEYOND], beyond);
 }
 
-// Relax the edges [row_begin[u], ...) of the queue's vertices (edge-parallel). A distance
-// that drops below `high` puts its vertex in the next light frontier if it has light edges
-// (once per iteration: frontier_stamp) and among the bucket's members if it has heavy ones
-// (once per bucket: member_stamp).
-// Heavy edges never drop a distance below `high`, so the same kernel relaxes them.
-// Edges to settled vertices are skipped on the bitmap (in L2), without reading their state.
+// Relax the edges [row_begin[u], ...) of the queue's vertices (edge-parallel), each edge in
+// one phase of the bucket [low, high):
+// - light phase (heavy == 0): the edges whose candidate lands below `high` (a light edge
+//   whose candidate lands past the bucket waits for the heavy phase). A distance that drops
+//   puts its vertex in the next frontier if it has frontier edges ([offsets[v],
+//   frontier_end[v]); once per iteration: frontier_stamp) and among the bucket's members
+//   if it has edges (once per bucket: member_stamp).
+// - heavy phase: the heavy edges (weight > delta) and the light ones that the light phase
+//   left; their candidates land past the bucket, so they join nothing.
 extern "C" __global__ void __launch_bounds__(THREADS)
 relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, const int* __restrict__ tile_first,
             int queue_size, u64 total_edges,
             const i64* __restrict__ row_begin, const int* __restrict__ neighbors, const float* __restrict__ weights,
-            float high, int iteration, int bucket, const i64* __restrict__ offsets,
-            const i64* __restrict__ light_end, const u32* __restrict__ settled, u64* __restrict__ state,
-            int* __restrict__ frontier_stamp,
+            float delta, float high, int heavy, int iteration, int bucket, const i64* __restrict__ offsets,
+            const i64* __restrict__ frontier_end, u64* __restrict__ state, int* __restrict__ frontier_stamp,
             int* __restrict__ member_stamp, int* __restrict__ next_queue, int* __restrict__ members,
             u64* __restrict__ counters) {
     __shared__ StagedQueue<EXPAND_TILE> next, joined;
     if (threadIdx.x == 0) next.count = joined.count = 0;
-    BlockTally<BEYOND> tally;
+    BlockTally<MEMBERS_EDGES + 1> tally;
     for_each_frontier_edge(queue, edge_end, tile_first, queue_size, total_edges, row_begin, [&](int u, i64 e) {
+        const float w = weights[e];
+        const float candidate = distance_of(__ldcg(&state[u])) + w;
+        if (heavy ? w <= delta && candidate < high : !(candidate < high)) return;  // the other phase's edge
         const int v = neighbors[e];
-        if ((settled[v >> 5] >> (v & 31)) & 1u) return;  // final: no candidate can be lower
-        const float candidate = distance_of(__ldcg(&state[u])) + weights[e];
         if (!(candidate < distance_of(__ldcg(&state[v])))) return;
+        if (heavy) {
+            reduce_min(&state[v], state_of(candidate, u));
+            return;
+        }
         const u64 previous = atomicMin(&state[v], state_of(candidate, u));
-        if (!(candidate < distance_of(previous)) || !(candidate < high)) return;
-        const i64 light = light_end[v] - offsets[v], heavy = offsets[v + 1] - light_end[v];
+        if (!(candidate < distance_of(previous))) return;
+        const i64 light = frontier_end[v] - offsets[v], edges = offsets[v + 1] - offsets[v];
         if (light && atomicExch(&frontier_stamp[v], iteration) != iteration) {
             next.push(v);
             tally.values[FRONTIER_EDGES] += light;
         }
-        if (heavy && atomicExch(&member_stamp[v], bucket) != bucket) {
+        if (edges && atomicExch(&member_stamp[v], bucket) != bucket) {
             joined.push(v);
-            tally.values[MEMBERS_EDGES] += heavy;
+            tally.values[MEMBERS_EDGES] += edges;
         }
     });
     next.flush(next_queue, &counters[FRONTIER_SIZE]);
     joined.flush(members, &counters[MEMBERS_SIZE]);
     tally.add_to(counters);
+}
+
+// The least (candidate, parent) word over the edges first, first + step, ... < end of a
+// row: candidates from neighbours below `high` (final), others ignored.
+__device__ __forceinline__ u64 pull_row(i64 first, i64 end, int step, float high, const int* __restrict__ neighbors,
+                                        const float* __restrict__ weights, const u64* __restrict__ state) {
+    u64 best = UNREACHED;
+#pragma unroll 4
+    for (i64 e = first; e < end; e += step) {
+        const int u = neighbors[e];
+        const float d = distance_of(__ldcg(&state[u]));
+        if (d < high) best = min(best, state_of(d + weights[e], u));
+    }
+    return best;
+}
+
+// Heavy phase by pull, for the bucket [low, high): every vertex at or past `high` takes the
+// least candidate over all its edges from vertices below `high` (final), when it lowers its
+// distance. Such candidates land at or past `high`, so no vertex below `high` changes and
+// each vertex is written by its own thread only. A row longer than PULL_WARP_ROW is taken by
+// its whole warp.
+extern "C" __global__ void __launch_bounds__(THREADS)
+pull_bucket(i64 num_vertices, float high, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
+            const float* __restrict__ weights, u64* __restrict__ state) {
+    const int lane = threadIdx.x & 31;
+    const i64 stride = (i64)gridDim.x * THREADS;
+    for (i64 block_base = blockIdx.x * (i64)THREADS; block_base < num_vertices; block_base += stride) {
+        const i64 v = block_base + threadIdx.x;
+        u64 current = 0;
+        i64 begin = 0, end = 0;
+        if (v < num_vertices) {
+            current = __ldcg(&state[v]);
+            if (!(distance_of(current) < high)) {
+                begin = offsets[v];
+                end = offsets[v + 1];
+            }
+        }
+        const bool long_row = end - begin > PULL_WARP_ROW;
+        u64 best = long_row ? UNREACHED : pull_row(begin, end, 1, high, neighbors, weights, state);
+        for (u32 rows = __ballot_sync(FULL_MASK, long_row); rows; rows &= rows - 1) {
+            const int owner = __ffs(rows) - 1;
+            const i64 row_begin = __shfl_sync(FULL_MASK, begin, owner), row_end = __shfl_sync(FULL_MASK, end, owner);
+            u64 row_best = pull_row(row_begin + lane, row_end, 32, high, neighbors, weights, state);
+            for (int delta = 16; delta; delta >>= 1)
+                row_best = min(row_best, __shfl_xor_sync(FULL_MASK, row_best, delta));
+            if (lane == owner) best = row_best;
+        }
+        if (distance_of(best) < distance_of(current)) state[v] = best;
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS)

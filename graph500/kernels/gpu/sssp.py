@@ -3,22 +3,42 @@
 Algorithm: delta-stepping (Meyer and Sanders, "Delta-stepping: a
 parallelizable shortest path algorithm", J. Algorithms 2003), bucketed as on
 GPUs by Davidson, Baxter, Garland, Owens ("Work-efficient parallel GPU
-methods for single-source shortest paths", IPDPS 2014). Distances are cut
-into buckets ``[k * delta, (k + 1) * delta)``, settled in increasing order:
+methods for single-source shortest paths", IPDPS 2014), with the push-pull
+heavy phase and the Bellman-Ford tail of Chakaravarthy, Checconi, Petrini,
+Sabharwal ("Scalable single source shortest path algorithms for massively
+parallel systems", IPDPS 2014). Distances are cut into buckets
+``[k * delta, (k + 1) * delta)``, settled in increasing order:
 
 1. Collect (``collect_bucket``, one pass over the vertices): the bucket's
-   vertices form the first light frontier and the bucket's member list (a
-   queue keeps only vertices with edges of its kind, as the edge-parallel
-   expansion requires); the same pass finds the least distance past the
-   bucket, so that empty buckets are skipped in one step.
+   vertices form the first light frontier (those with light edges) and the
+   bucket's members (those with edges); the same pass counts the settled and
+   the reached vertices and finds the least distance past the bucket, so
+   that empty buckets are skipped in one step.
 2. Light phase: relax the light edges (weight <= delta) of the frontier,
    edge-parallel with the BFS's load-balanced expansion
-   (``for_each_frontier_edge``); a vertex whose distance drops inside the
-   bucket joins the next frontier (once per iteration) and the members (once
-   per bucket). Repeat until the frontier is empty: the bucket is settled.
-3. Heavy phase: relax the heavy edges of the members once. A heavy edge
-   (w > delta) from a vertex of the bucket lands past the bucket, so it
-   never adds to it.
+   (``for_each_frontier_edge``), but only those whose candidate lands inside
+   the bucket (Chakaravarthy et al.'s inner short edges): the others wait for
+   the heavy phase, where they are relaxed once, from the final distance,
+   instead of each time a frontier vertex's distance drops again inside the
+   bucket (about five times per vertex in the hub core at SCALE 22-24). A
+   vertex whose distance drops joins the next
+   frontier (once per iteration) and the members (once per bucket). Repeat
+   until the frontier is empty: the bucket is settled.
+3. Heavy phase: the heavy edges (w > delta) of the bucket and the light ones
+   left by step 2 land past the bucket, so they never add to it. Push
+   (``relax_edges``) relaxes them from the members; pull (``pull_bucket``)
+   has every vertex past the bucket take its least candidate from its
+   neighbours below the bucket's end. Pull reads the edges of the vertices
+   not yet settled, push the members' edges: the first bucket, the hub core
+   of a Kronecker graph, holds most edges of the graph, and pulling reads a
+   fraction of them.
+4. Tail: once the vertices below a bucket are at least ``1 -
+   tail_fraction`` of the reached ones, everything after that bucket is one
+   bucket ``[low, inf)`` relaxed Bellman-Ford style (every edge of the
+   frontier; a vertex joins again whenever its distance drops): the long
+   tail of small buckets, each a collect and a few host reads, becomes a few
+   iterations. So does a bucket whose end rounds to its start in float32
+   (there a heavy edge could land inside the bucket).
 
 A vertex's distance and parent are one 64-bit word, ``float32 bits << 32 |
 parent``: a relaxation is one ``atomicMin`` on it, so distance and parent
@@ -27,7 +47,8 @@ float32, the validator's check. A relaxation is attempted only when it
 lowers the distance (checked on a fresh L2 read first), so a parent is never
 replaced by another at the same distance: parent pointers follow the order
 in which distances were set and cannot form a cycle, also along edges whose
-weight vanishes in float32 rounding.
+weight vanishes in float32 rounding. A pull writes a vertex past the bucket
+from its own thread, reading only final distances.
 
 Light and heavy edges are split once, at construction (charged to kernel 1):
 ``split_light_heavy`` reorders every row of the graph *in place*, light edges
@@ -36,24 +57,25 @@ stays the same graph (every row keeps its entries, weights with their
 neighbours), but its rows are no longer sorted by neighbour: no extra copy of
 the edges at SCALE 26, where the device could not hold one.
 
-Host work: one copy of five counters per collect and per light iteration
-(frontier size and light edges, members and their heavy edges, the least
-distance past the bucket); no Python loop over vertices or edges.
+Host work: one copy of seven counters per collect and per light iteration
+(frontier size and edges, members and their edges, settled and reached
+vertices, the least distance past the bucket); no Python loop over vertices
+or edges. Push or pull is decided on the host from those counts: pull when
+the members' edges exceed ``pull_ratio`` times what a pull reads, the edges
+not yet settled (all edges less those of this and earlier buckets' members)
+plus one per vertex.
 
-Settled vertices: each collect, which reads every distance anyway, sets a
-bit for every vertex below the bucket (final distances); relaxations test
-that bitmap (N/8 bytes, in L2) before reading the target's state from
-memory, which most edges into the settled part of the graph then skip.
-
-Data structures (N vertices): ``state`` (uint64), ``settled`` (N/8 bytes),
-``light_end`` (int64), three queues (frontier, next frontier, members; int32), stamps of the last
+Data structures (N vertices): ``state`` (uint64), ``light_end`` (int64),
+three queues (frontier, next frontier, members; int32), stamps of the last
 iteration and bucket each vertex joined (int32; never cleared: ids grow over
 the kernel's life), prefix sums (uint64).
 
 Tunables: ``delta`` (DELTA; Graph500 weights are uniform in [0, 1)),
-``trace`` (keep ``self.trace`` of the last search: buckets, light
-iterations, edges relaxed and, timed with CUDA events, the seconds of the
-collect, light and heavy phases; off for timed runs).
+``pull_ratio`` (PULL_RATIO), ``tail_fraction`` (TAIL_FRACTION; 0: no tail),
+``trace`` (time the phases of a search with CUDA events; off for timed
+runs). ``self.trace`` holds the last search's buckets, light and tail
+iterations, edges read by the light, tail and push phases, pulls and, when
+timed, the seconds of the collect, light, push, pull and tail phases.
 """
 
 import numpy as np
@@ -63,13 +85,19 @@ from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 
-DELTA = 0.05  # measured on an H100 at SCALE 22-26: 0.05 to 0.1 best (benchmarks/gpu.py)
+# Measured on an H100 at SCALE 24 (benchmarks/gpu_notes.md): delta 0.035-0.07 and pull ratios 0.5-2 within
+# the noise; tail fractions 0.1, 0.2, 0.3: median 18.0, 17.0-18.8, 15.9 ms.
+DELTA = 0.05
+PULL_RATIO = 1.0
+TAIL_FRACTION = 0.3
 
 THREADS = 256  # common.cuh's BLOCK_THREADS
 EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
-FRONTIER_SIZE, FRONTIER_EDGES, MEMBERS_SIZE, MEMBERS_EDGES, BEYOND = range(5)  # sssp.cu's counters
-NUM_COUNTERS = 5
+FRONTIER_SIZE, FRONTIER_EDGES, MEMBERS_SIZE, MEMBERS_EDGES, SETTLED, REACHED, BEYOND = range(7)  # sssp.cu's counters
+NUM_COUNTERS = 7
+INFINITY = np.float32(np.inf)
 _ALL_ONES = 0xFFFFFFFF
+_TRACE_COUNTS = ("buckets", "light_iterations", "tail_iterations", "relaxed_edges", "pulls")
 
 
 def _kernel(name):
@@ -78,19 +106,21 @@ def _kernel(name):
 
 @register(default=True)
 class DeltaSteppingSSSP:
-    """Bucketed delta-stepping with edge-parallel relaxations and packed (distance, parent) atomics."""
+    """Bucketed delta-stepping: edge-parallel light phases, push or pull heavy phases, Bellman-Ford tail."""
 
     name = "gpu-delta-stepping"
     kind = "sssp"
     backend = "gpu"
 
-    def __init__(self, graph, *, delta=DELTA, trace=False):
+    def __init__(self, graph, *, delta=DELTA, pull_ratio=PULL_RATIO, tail_fraction=TAIL_FRACTION, trace=False):
         if graph.weights is None:
             raise ValueError("delta-stepping needs a weighted graph")
         if not delta > 0:
             raise ValueError(f"delta must be positive, got {delta}")
         self.graph = graph
         self.delta = np.float32(delta)
+        self.pull_ratio = pull_ratio
+        self.tail_fraction = tail_fraction
         n = graph.num_vertices
         self._light_end = cupy.empty(n, dtype=np.int64)
         split = _kernel("split_light_heavy")
@@ -98,7 +128,6 @@ class DeltaSteppingSSSP:
               (i64(n), graph.offsets, graph.neighbors, graph.weights, self.delta, self._light_end))
         self._row_end = graph.offsets[1:]
         self._state = cupy.empty(n, dtype=np.uint64)
-        self._settled = cupy.empty((n + 31) // 32, dtype=np.uint32)
         self._queue = cupy.empty(max(n, 1), dtype=np.int32)
         self._next_queue = cupy.empty(max(n, 1), dtype=np.int32)
         self._members = cupy.empty(max(n, 1), dtype=np.int32)
@@ -110,19 +139,19 @@ class DeltaSteppingSSSP:
         self._bucket_id = 0
         self.record_trace = trace
         self.trace = {}
+        self._counts = {}
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
     def search(self, root):
         """``(parents, distances)``: int32 and float32 CuPy arrays; -1 and inf where unreached."""
         n = self.graph.num_vertices
         start = _kernel("start_search")
-        start((runtime.persistent_blocks(start, THREADS, n),), (THREADS,),
-              (i32(root), i64(n), self._state, self._settled))
-        low = np.float32(0)
-        buckets = light_iterations = relaxed = 0
+        start((runtime.persistent_blocks(start, THREADS, n),), (THREADS,), (i32(root), i64(n), self._state))
+        self._counts = dict.fromkeys(_TRACE_COUNTS, 0)
         timer = runtime.PhaseTimer(self.record_trace)
+        low, tail, settled_edges = np.float32(0), False, 0
         while True:
-            high = self._bucket_end(low)
+            high = INFINITY if tail else self._bucket_end(low)
             timer.start("collect_seconds")
             counts = self._collect(low, high)
             if not counts[FRONTIER_SIZE] and not counts[MEMBERS_SIZE]:
@@ -130,26 +159,26 @@ class DeltaSteppingSSSP:
                     break
                 low = np.uint32(_ALL_ONES - counts[BEYOND]).view(np.float32)
                 continue
-            buckets += 1
-            size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
-            timer.start("light_seconds")
-            while size:
-                relaxed += edges
-                counts = self._relax_light(size, edges, high)
-                size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
-                light_iterations += 1
-            timer.start("heavy_seconds")
-            relaxed += counts[MEMBERS_EDGES]
-            self._relax(self._members, counts[MEMBERS_SIZE], counts[MEMBERS_EDGES], self._light_end,
-                        self._row_end, high, self._queue)
+            self._counts["buckets"] += 1
+            tail = counts[SETTLED] >= (1 - self.tail_fraction) * counts[REACHED]  # from the next bucket on
+            timer.start("tail_seconds" if high == INFINITY else "light_seconds")
+            counts = self._light_phase(counts, high)
+            if high == INFINITY:
+                break
+            settled_edges += counts[MEMBERS_EDGES]
+            self._heavy_phase(counts, high, self.graph.num_edges - settled_edges, timer)
             low = high
-        self.trace = {"buckets": buckets, "light_iterations": light_iterations, "relaxed_edges": relaxed,
-                      **timer.totals()}
+        self.trace = {**self._counts, **timer.totals()}
         return self._result()
 
     def _bucket_end(self, low):
+        """``low + delta``, or +inf (the tail) where that rounds to ``low``."""
         high = np.float32(low + self.delta)
-        return high if high > low else np.nextafter(low, np.float32(np.inf))
+        return high if high > low else INFINITY
+
+    def _frontier_end(self, high):
+        """Where the frontier edges of each row end: the light ones, or all of them in the tail."""
+        return self._row_end if high == INFINITY else self._light_end
 
     def _collect(self, low, high):
         """Start the bucket [low, high): its vertices become the frontier and the members. Host counts."""
@@ -158,29 +187,57 @@ class DeltaSteppingSSSP:
         self._counters.reset()
         collect = _kernel("collect_bucket")
         collect((runtime.persistent_blocks(collect, THREADS, n),), (THREADS,),
-                (i64(n), self._state, low, high, i32(self._bucket_id), self.graph.offsets, self._light_end,
-                 self._queue, self._members, self._member_stamp, self._settled, self._counters.device))
+                (i64(n), self._state, low, high, i32(self._bucket_id), self.graph.offsets, self._frontier_end(high),
+                 self._queue, self._members, self._member_stamp, self._counters.device))
         return [int(c) for c in self._counters.read()]
 
-    def _relax_light(self, size, edges, high):
-        """One light iteration over the frontier; the next frontier becomes the frontier. Host counts."""
-        self._counters.reset(MEMBERS_SIZE)  # frontier counts only: the members' accumulate over the bucket
-        self._relax(self._queue, size, edges, self.graph.offsets, self._light_end, high, self._next_queue)
-        self._queue, self._next_queue = self._next_queue, self._queue
-        return [int(c) for c in self._counters.read()]
+    def _light_phase(self, counts, high):
+        """Relax the frontier until it is empty: the bucket's distances are final. The last host counts."""
+        iterations = "tail_iterations" if high == INFINITY else "light_iterations"
+        size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
+        while size:
+            self._counts["relaxed_edges"] += edges
+            self._counts[iterations] += 1
+            self._counters.reset(MEMBERS_SIZE)  # frontier counts only: the members' accumulate over the bucket
+            self._relax(self._queue, size, edges, self._frontier_end(high), high, self._next_queue)
+            self._queue, self._next_queue = self._next_queue, self._queue
+            counts = [int(c) for c in self._counters.read()]
+            size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
+        return counts
 
-    def _relax(self, queue, size, edges, row_begin, row_end, high, next_queue):
-        """Relax the edges [row_begin[v], row_end[v]) of the queue's vertices (``edges`` of them)."""
+    def _heavy_phase(self, counts, high, unsettled_edges, timer):
+        """Relax the edges that land past the bucket: pushed from the members or pulled, whichever reads less."""
+        n = self.graph.num_vertices
+        members_edges = counts[MEMBERS_EDGES]
+        if members_edges > self.pull_ratio * (unsettled_edges + n):
+            timer.start("pull_seconds")
+            self._counts["pulls"] += 1
+            graph = self.graph
+            pull = _kernel("pull_bucket")
+            pull((runtime.persistent_blocks(pull, THREADS, n),), (THREADS,),
+                 (i64(n), high, graph.offsets, graph.neighbors, graph.weights, self._state))
+        else:
+            timer.start("push_seconds")
+            self._counts["relaxed_edges"] += members_edges
+            self._relax(self._members, counts[MEMBERS_SIZE], members_edges, self._row_end, high, None)
+
+    def _relax(self, queue, size, edges, row_end, high, next_queue):
+        """Relax the edges [offsets[v], row_end[v]) of the queue's vertices (``edges`` of them).
+
+        With a ``next_queue``, the light phase (its frontier edges are the rows); without, the heavy phase.
+        """
         if not edges:
             return
         graph = self.graph
         self._frontier_id += 1
-        edge_end, tile_first = self._prefix_sums.of_edge_counts(queue, size, row_begin, row_end, edges)
+        heavy = next_queue is None
+        edge_end, tile_first = self._prefix_sums.of_edge_counts(queue, size, graph.offsets, row_end, edges)
         _kernel("relax_edges")(
             (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
-            (queue, edge_end, tile_first, i32(size), u64(edges), row_begin, graph.neighbors, graph.weights, high,
-             i32(self._frontier_id), i32(self._bucket_id), graph.offsets, self._light_end, self._settled,
-             self._state, self._frontier_stamp, self._member_stamp, next_queue, self._members, self._counters.device))
+            (queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, graph.neighbors, graph.weights,
+             self.delta, high, i32(heavy), i32(self._frontier_id), i32(self._bucket_id), graph.offsets,
+             self._frontier_end(high), self._state, self._frontier_stamp, self._member_stamp,
+             self._queue if heavy else next_queue, self._members, self._counters.device))
 
     def _result(self):
         n = self.graph.num_vertices
