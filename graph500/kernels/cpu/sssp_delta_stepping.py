@@ -47,10 +47,13 @@ linked list of blocks of ``BLOCK`` (vertex, word) entries from the task's
 pool, whose free blocks wait on a stack.
 Limit: fewer than 2^32 vertices (the parent takes 32 bits).
 
-Tunables: ``delta`` (default 0.1 x the largest weight, measured with
-``benchmarks/cpu_kernels.py``), ``fusion_edges`` (phases with fewer edges run
-on one thread; default 2^14), ``round_edges`` (edges per thread between two
-verifications, the size of the request buffers; default 2^20).
+Tunables: ``delta`` (default 0.005 x the largest weight: the best of the
+sweep in ``benchmarks/cpu_kernels.py --sweep`` on Graph500 graphs, whose
+shortest paths are short: most distances are below 0.1), ``fusion_edges``
+(phases with fewer edges run on one thread; default 2^14), ``round_edges``
+(edges per thread between two verifications, the size of the request
+buffers; default 2^20), ``reorder`` (default True: degree ordering, see
+`reorder`).
 
 Numba notes: all per-thread work goes through one parallel loop
 (`_run_tasks`) to keep compilation short; constants passed to jitted calls
@@ -67,7 +70,7 @@ from numba.cpython.unsafe.numbers import viewer
 from graph500.kernels import register
 from graph500.kernels.cpu.reorder import relabel
 
-DELTA_PER_MAX_WEIGHT = 0.1
+DELTA_PER_MAX_WEIGHT = 0.005
 FUSION_EDGES = 1 << 14
 ROUND_EDGES = 1 << 20
 RING_SLACK = 3
