@@ -61,6 +61,10 @@ def build_parser():
                      help="energy meters: nvml (GPUs), rapl (CPU packages and DRAM), auto (every readable one, default), off")
     run.add_argument("--energy-loop", type=float, default=10.0, metavar="SECONDS",
                      help="repeat each pass's searches for at least SECONDS while measuring energy (default 10)")
+    run.add_argument("--trace", action="store_true",
+                     help="print each search's levels (direction, frontier, edges examined, time) on stderr; keep them in --json")
+    run.add_argument("--numa-domains", type=int, metavar="N",
+                     help="NUMA domains for numa-bottom-up / direction-optimizing (default: what the OS reports)")
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="progress bars on stderr (default: when stderr is a terminal)")
 
@@ -88,6 +92,7 @@ def command_run(args):
         backend=args.backend, bfs=args.bfs, sssp=args.sssp, run_sssp=not args.no_sssp, num_roots=args.roots,
         validate=not args.skip_validation, json_path=args.json, generator=args.generator,
         rmat_probabilities=args.rmat, progress=args.progress, energy=args.energy, energy_loop=args.energy_loop,
+        trace=args.trace, numa_domains=args.numa_domains,
     )
     return harness.run(config)
 

@@ -18,6 +18,7 @@ but the report to stdout (progress bars go to stderr).
 """
 
 import dataclasses
+import inspect
 import os
 import sys
 import time
@@ -52,6 +53,8 @@ class RunConfig:
     progress: bool = None  # None: only when stderr is a terminal
     energy: str = "auto"
     energy_loop: float = 10.0
+    trace: bool = False
+    numa_domains: int = None
 
 
 def _progress(config, **kwargs):
@@ -67,6 +70,8 @@ def check_config(config):
         raise Graph500Error(str(error)) from None
     if config.num_roots < 1:
         raise Graph500Error(f"--roots must be at least 1, got {config.num_roots}")
+    if config.numa_domains is not None and config.numa_domains < 1:
+        raise Graph500Error(f"--numa-domains must be at least 1, got {config.numa_domains}")
 
 
 def gpu_unavailable_reason():
@@ -93,6 +98,35 @@ def load_backend(name):
     return CPUBackend()
 
 
+def kernel_options(config, kernel_class):
+    """Constructor options the run's flags ask of a kernel: ``trace`` and ``numa_domains`` where it takes them."""
+    accepted = inspect.signature(kernel_class.__init__).parameters
+    options = {}
+    if config.numa_domains is not None:
+        if "numa_domains" not in accepted:
+            raise Graph500Error(f"--numa-domains does not apply to the {kernel_class.kind} kernel {kernel_class.name}")
+        options["numa_domains"] = config.numa_domains
+    if config.trace and "trace" in accepted:
+        options["trace"] = True
+    return options
+
+
+def trace_levels(kernel):
+    """The kernel's per-level trace of its last search, in the record's keys, or None."""
+    levels = getattr(kernel, "trace", None)
+    if levels is None:
+        return None
+    return [{"direction": level["direction"], "frontier": int(level["frontier"]),
+             "edges": int(level.get("edges_examined", level.get("scanned_edges", 0))), "seconds": float(level["seconds"])}
+            for level in levels]
+
+
+def _print_trace(kind, root, levels):
+    for depth, level in enumerate(levels):
+        print(f"trace {kind} root {root} level {depth}: {level['direction']:<9} frontier {level['frontier']:>10} "
+              f"edges {level['edges']:>12} {level['seconds'] * 1e3:9.3f} ms", file=sys.stderr)
+
+
 def _kernel_class(kind, backend, name):
     try:
         return kernels.get(kind, backend, name)
@@ -115,12 +149,15 @@ def validate_output(kind, validation_graph, root, output):
 
 def run_pass(config, backend, kind, kernel, root_list, validation_graph):
     """One pass over all roots: timed searches, nedge, timed validation. Raises ValidationError."""
-    times, nedges, validate_times = [], [], []
+    times, nedges, validate_times, traces = [], [], [], []
     with _progress(config, total=len(root_list), desc=kind, unit="search") as bar:
         for root in root_list:
             root = int(root)
             output, seconds = backend.timed(kernel.search, root)
             times.append(seconds)
+            if config.trace and trace_levels(kernel) is not None:
+                traces.append(trace_levels(kernel))
+                _print_trace(kind, root, traces[-1])
             if config.validate:
                 start = time.perf_counter()
                 nedge = validate_output(kind, validation_graph, root, output)
@@ -130,7 +167,7 @@ def run_pass(config, backend, kind, kernel, root_list, validation_graph):
                 nedge = validation_graph.count_reached_tuples(parents >= 0)
             nedges.append(nedge)
             bar.update(1)
-    return report.PassResult(times, nedges, validate_times if config.validate else None)
+    return report.PassResult(times, nedges, validate_times if config.validate else None, traces or None)
 
 
 def _choose_roots(config, backend, src, dst):
@@ -185,8 +222,8 @@ def run(config, stdout=None):
     with _progress(config, total=1, desc="construct") as bar:
         start = time.perf_counter()
         graph = backend.build(src, dst, num_vertices, weights if sssp_class else None)
-        bfs_kernel = bfs_class(graph)
-        sssp_kernel = sssp_class(graph) if sssp_class else None
+        bfs_kernel = bfs_class(graph, **kernel_options(config, bfs_class))
+        sssp_kernel = sssp_class(graph, **kernel_options(config, sssp_class)) if sssp_class else None
         construction_time = time.perf_counter() - start
         bar.update(1)
 

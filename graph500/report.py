@@ -83,12 +83,14 @@ ORDER_STATS = ("min", "firstquartile", "median", "thirdquartile", "max")
 class PassResult:
     """One pass (BFS or SSSP) over all roots: per-search values, in root order.
 
-    ``validate_times`` is None when validation was skipped.
+    ``validate_times`` is None when validation was skipped; ``trace`` is None
+    unless the run was traced (then per search, a list of per-level dicts).
     """
 
     times: list
     nedges: list
     validate_times: list = None
+    trace: list = None
 
 
 # ---------------------------------------------------------------- text lines
@@ -347,8 +349,11 @@ def _pass_record(result):
     """Every per-root value of one pass, or None for a pass that did not run."""
     if result is None:
         return None
-    return {key: _plain_list(_field(result, key))
-            for key in ("times", "nedges", "validate_times")}
+    record = {key: _plain_list(_field(result, key)) for key in ("times", "nedges", "validate_times")}
+    trace = result.get("trace") if isinstance(result, dict) else getattr(result, "trace", None)
+    if trace is not None:
+        record["trace"] = trace
+    return record
 
 
 def _pass_statistics(result):

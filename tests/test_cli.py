@@ -170,6 +170,8 @@ def test_validate_bad_input_exits_2_with_one_line(capsys, tmp_path, problem):
     (["--roots", "0"], "--roots must be"),
     (["--bfs", "no-such-kernel"], "no bfs kernel"),
     (["--scale", "2", "--edgefactor", "1"], "too few for 64"),
+    (["--numa-domains", "0"], "--numa-domains must be"),
+    (["--bfs", "top-down", "--numa-domains", "2"], "does not apply"),
 ])
 def test_run_bad_input_exits_2_with_one_line(capsys, tmp_path, arguments, message):
     record = tmp_path / "r.json"
@@ -234,3 +236,18 @@ def test_generate_on_the_gpu_is_byte_identical_to_the_reference(capsys, tmp_path
     assert status == 0, err
     for ours, reference in (("graph", ".edges"), ("graph.weights", ".edges.weights"), ("graph.roots", ".roots")):
         assert (tmp_path / ours).read_bytes() == (DATA / f"s12_ef16_seed2-3{reference}").read_bytes()
+
+
+def test_trace_prints_levels_and_keeps_them_in_the_record(capsys, tmp_path):
+    record_path = tmp_path / "traced.json"
+    status, out, err = _run_cli(capsys, "run", "--scale", "9", "--edgefactor", "4", "--seed1", "1", "--seed2", "1",
+                                "--roots", "3", "--no-sssp", "--trace", "--numa-domains", "2",
+                                "--energy", "off", "--json", str(record_path))
+    assert status == 0, err
+    trace = json.loads(record_path.read_text())["bfs"]["trace"]
+    assert len(trace) == 3
+    printed = [line for line in err.splitlines() if line.startswith("trace bfs root")]
+    assert len(printed) == sum(len(levels) for levels in trace)
+    for levels in trace:
+        assert levels[0]["frontier"] == 1 and levels[0]["direction"] in ("top-down", "bottom-up")
+        assert all(set(level) == {"direction", "frontier", "edges", "seconds"} for level in levels)

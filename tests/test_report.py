@@ -168,7 +168,7 @@ def test_write_json_atomic_roundtrip(tmp_path):
     write_json_atomic(path, obj)
     assert json.loads(path.read_text()) == {
         "a": 3, "b": 0.5, "c": [0, 1, 2],
-        "d": {"times": [1.0], "nedges": [2], "validate_times": None}, "z": 1}
+        "d": {"times": [1.0], "nedges": [2], "validate_times": None, "trace": None}, "z": 1}
     assert list(json.loads(path.read_text())) == ["a", "b", "c", "d", "z"]
     assert os.listdir(path.parent) == ["run.json"]
 
