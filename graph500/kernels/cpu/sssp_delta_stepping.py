@@ -13,9 +13,9 @@ and no barrier.
 No atomic operation. A vertex's state is one 64-bit word, float32 distance
 bits above the parent's label, so a distance and its parent are always
 written together (an aligned 64-bit store is indivisible, and non-negative
-floats order like their bit patterns). A phase has two steps:
+floats order like their bit patterns). A phase runs in rounds of two steps:
 
-1. Relax. Each thread takes an equal share of the phase's edges; for every
+1. Relax. Each thread takes an equal share of the round's edges; for every
    improvement ``float32(d(u) + w) < d(v)`` it stores v's new word and
    appends ``(v, word)`` to its own request buffer. Two threads may store to
    one v at once, and a smaller word may be overwritten by a larger one: a
@@ -28,44 +28,47 @@ floats order like their bit patterns). A phase has two steps:
    its bucket.
 
 Frontier entries carry the word they were kept with, and light edges are
-relaxed from that word, not from the shared array: every request of a phase
-derives from states fixed before the phase, so a parent got its distance in
-an earlier phase than its child, and zero-weight edges cannot close a parent
+relaxed from that word, not from the shared array: every request of a round
+derives from states fixed before the round, so a parent got its distance in
+an earlier round than its child, and zero-weight edges cannot close a parent
 cycle. Distances are float32 sums ``float32(d(u) + w)``, so the result meets
 the validator's exact rule ``d(v) == d(parent) + w``.
 
-Data structures: the kernel's own copy of the CSR rows with each row's light
-edges first, and ``row_bounds[v] = (row start, light end)`` (one cache line
-holds both and the next row's start); ``state`` (uint64, one word per
-vertex); per thread ("task"): a frontier *segment* of (vertex, word, edge
-prefix) entries, the frontier being the concatenation of all segments, cut
-by edges into equal shares for the relax step; a request buffer; a settled
-segment (the bucket's (vertex, word) entries, for the heavy step, which
-skips an entry whose word is no longer the vertex's state); bins: per task, a ring of
+Data structures, all fields of one `Workspace`: the kernel's own copy of the
+CSR rows, relabelled by decreasing degree (see `reorder`) with each row's
+light edges first, and ``row_bounds[v] = (row start, light end)``; ``state``
+(uint64, one word per vertex); per thread ("task"): *segments* of (vertex,
+word, edge prefix) entries in three roles, two frontiers (the one being
+relaxed and the next) and the settled list (the bucket's entries, for the
+heavy step, which skips an entry whose word is no longer the vertex's
+state); a frontier is the concatenation of all tasks' segments, cut by edges
+into equal shares for the relax step; a request buffer; bins: a ring of
 ``ceil(max weight / delta) + 3`` bins (no relaxation reaches further), each a
 linked list of blocks of ``BLOCK`` (vertex, word) entries from the task's
-pool, whose free blocks wait on a stack.
-Limit: fewer than 2^32 vertices (the parent takes 32 bits).
+pool, whose free blocks wait on a stack. Limit: fewer than 2^32 vertices (the
+parent takes 32 bits).
 
 Tunables: ``delta`` (default 0.005 x the largest weight: the best of the
 sweep in ``benchmarks/cpu_kernels.py --sweep`` on Graph500 graphs, whose
 shortest paths are short: most distances are below 0.1), ``fusion_edges``
-(phases with fewer edges run on one thread; default 2^14), ``round_edges``
+(rounds with fewer edges run on one thread; default 2^14), ``round_edges``
 (edges per thread between two verifications, the size of the request
-buffers; default 2^20), ``reorder`` (default True: degree ordering, see
-`reorder`).
+buffers; default 2^20), ``reorder`` (default True: degree ordering).
 
-Numba notes: all per-thread work goes through one parallel loop
-(`_run_tasks`) to keep compilation short; constants passed to jitted calls
-are wrapped (``np.int64(0)``) so that Numba compiles one version, not one per
-literal value.
+Numba notes: the jitted functions share the workspace as one reference (a
+StructRef) and all per-thread work goes through one parallel loop
+(`_run_tasks`): passing dozens of arrays by value to every call made
+compilation take many seconds. Constants passed to jitted calls are wrapped
+(``np.int64(_RELAX)``) so that Numba compiles one version, not one per value.
 """
 
 import time
 
 import numba
 import numpy as np
+from numba.core import types
 from numba.cpython.unsafe.numbers import viewer
+from numba.experimental import structref
 
 from graph500.kernels import register
 from graph500.kernels.cpu.reorder import relabel
@@ -75,18 +78,54 @@ FUSION_EDGES = 1 << 14
 ROUND_EDGES = 1 << 20
 RING_SLACK = 3
 MAX_VERTICES = 2**32 - 1
+BLOCK = 512  # bin entries per block
+EXTRACT_ENTRY_EDGES = 8  # taking an entry from a bin costs about as much as relaxing this many edges
 
 _SHIFT = np.uint64(32)
 _PARENT_MASK = np.uint64(0xFFFFFFFF)
 UNREACHED = np.uint64(0x7F800000FFFFFFFF)  # distance +inf, parent all ones
 _NO_ENTRY = -1
+_SETTLED = 2  # segment roles: 0 and 1 are the two frontiers
+_RELAX, _CLASSIFY, _EXTRACT, _UNPACK = 0, 1, 2, 3  # what `_task_step` does
+_FIRST, _LAST, _FILL, _SIZE = 0, 1, 2, 3  # a bin's metadata
 
-# what `_task_step` does
-_RELAX, _CLASSIFY, _EXTRACT, _UNPACK = 0, 1, 2, 3
-# bins: entries per block, and the fields of a bin's metadata
-BLOCK = 512
-EXTRACT_ENTRY_EDGES = 8  # an entry taken from a bin costs about as much as relaxing this many edges
-_FIRST, _LAST, _FILL, _SIZE = 0, 1, 2, 3
+
+# ---------------------------------------------------------------- the workspace
+
+@structref.register
+class WorkspaceType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class Workspace(structref.StructRefProxy):
+    """Everything a search reads and writes, shared by the jitted functions as one reference."""
+
+
+WORKSPACE_FIELDS = (
+    "row_bounds", "neighbors", "weights", "order",  # the relabelled graph
+    "state", "parents", "distances",  # per vertex; the outputs in original labels
+    "segment_vertex", "segment_word", "segment_prefix", "segment_count",  # [role, task, entry]
+    "request_vertex", "request_word", "request_count",  # [task, request]
+    "block_vertex", "block_word", "block_next", "free_stack", "free_top", "bin_meta",  # bins, per task
+    "inverse_delta", "fusion_edges", "round_edges", "max_degree",
+    "bucket", "source_role", "target_role", "heavy", "slot", "cuts", "count_before",  # the step being run
+)
+structref.define_proxy(Workspace, WorkspaceType, WORKSPACE_FIELDS)
+
+
+@numba.njit(cache=True)
+def _new_workspace(row_bounds, neighbors, weights, order, state, segment_vertex, segment_word, segment_prefix,
+                   request_vertex, request_word, block_vertex, block_word, block_next, free_stack, bin_meta,
+                   inverse_delta, fusion_edges, round_edges, max_degree):
+    tasks = request_vertex.shape[0]
+    no_outputs = np.empty(0, dtype=np.int64)
+    return Workspace(row_bounds, neighbors, weights, order, state, no_outputs, np.empty(0, dtype=np.float32),
+                     segment_vertex, segment_word, segment_prefix, np.zeros((3, tasks), dtype=np.int64),
+                     request_vertex, request_word, np.zeros(tasks, dtype=np.int64),
+                     block_vertex, block_word, block_next, free_stack, np.zeros(tasks, dtype=np.int64), bin_meta,
+                     inverse_delta, fusion_edges, round_edges, max_degree,
+                     np.int64(0), np.int64(0), np.int64(1), False, np.int64(0), no_outputs, no_outputs)
 
 
 # ---------------------------------------------------------------- state words
@@ -106,120 +145,86 @@ def _bucket(word, inverse_delta):
     return np.int64(np.float64(_distance(word)) * inverse_delta)
 
 
-# ---------------------------------------------------------------- segments
+# ---------------------------------------------------------------- segments and bins
 
 @numba.njit(inline="always", cache=True)
-def _append(segments, task, vertex, word, edges):
-    i = segments[3][task]
-    segments[0][task, i] = vertex
-    segments[1][task, i] = word
-    segments[2][task, i + 1] = segments[2][task, i] + edges
-    segments[3][task] = i + 1
+def _append(ws, role, task, vertex, word, edges):
+    i = ws.segment_count[role, task]
+    ws.segment_vertex[role, task, i] = vertex
+    ws.segment_word[role, task, i] = word
+    ws.segment_prefix[role, task, i + 1] = ws.segment_prefix[role, task, i] + edges
+    ws.segment_count[role, task] = i + 1
 
 
 @numba.njit(inline="always", cache=True)
-def _settle(vertex, word, task, graph, frontier, settled):
-    """Put a vertex of the current bucket in the task's frontier and settled segments."""
-    row_bounds = graph[0]
-    light_end = row_bounds[vertex, 1]
-    _append(frontier, task, vertex, word, light_end - row_bounds[vertex, 0])
-    _append(settled, task, vertex, word, row_bounds[vertex + 1, 0] - light_end)
+def _settle(ws, task, vertex, word):
+    """A vertex of the current bucket: into the target frontier and the settled list."""
+    light_end = ws.row_bounds[vertex, 1]
+    _append(ws, ws.target_role, task, vertex, word, light_end - ws.row_bounds[vertex, 0])
+    _append(ws, _SETTLED, task, vertex, word, ws.row_bounds[vertex + 1, 0] - light_end)
 
 
-@numba.njit(cache=True)
-def _totals(prefix, count):
-    """``(count_before, edges_before)``: entries and edges of the segments before each one."""
-    num_segments = count.shape[0]
-    count_before = np.zeros(num_segments + 1, dtype=np.int64)
-    edges_before = np.zeros(num_segments + 1, dtype=np.int64)
-    for s in range(num_segments):
-        count_before[s + 1] = count_before[s] + count[s]
-        edges_before[s + 1] = edges_before[s] + prefix[s, count[s]]
-    return count_before, edges_before
+@numba.njit(inline="always", cache=True)
+def _bin_append(ws, task, slot, vertex, word):
+    """Append (vertex, word) to the task's bin ``slot``, taking a block from the task's free stack when needed."""
+    meta = ws.bin_meta
+    last = meta[task, slot, _LAST]
+    fill = meta[task, slot, _FILL]
+    if last == _NO_ENTRY or fill == BLOCK:
+        ws.free_top[task] -= 1
+        block = ws.free_stack[task, ws.free_top[task]]
+        ws.block_next[task, block] = _NO_ENTRY
+        if last == _NO_ENTRY:
+            meta[task, slot, _FIRST] = block
+        else:
+            ws.block_next[task, last] = block
+        meta[task, slot, _LAST] = block
+        last = block
+        fill = 0
+    ws.block_vertex[task, last * BLOCK + fill] = vertex
+    ws.block_word[task, last * BLOCK + fill] = word
+    meta[task, slot, _FILL] = fill + 1
+    meta[task, slot, _SIZE] += 1
 
 
-@numba.njit(cache=True)
-def _entry_at(position, prefix, count, count_before, edges_before):
-    """The first entry (index into the concatenated segments) with at least ``position`` edges before it."""
-    for s in range(count.shape[0]):
-        if position <= edges_before[s + 1]:
-            return count_before[s] + np.searchsorted(prefix[s, :count[s] + 1], position - edges_before[s])
-    return count_before[count.shape[0]]
+@numba.njit(inline="always", cache=True)
+def _keep(ws, task, vertex, word):
+    """A vertex's new state goes to the target frontier (its bucket is the current one) or to a bin."""
+    target = _bucket(word, ws.inverse_delta)
+    if target == ws.bucket:
+        _settle(ws, task, vertex, word)
+    else:
+        _bin_append(ws, task, target % ws.bin_meta.shape[1], vertex, word)
 
 
-@numba.njit(cache=True)
-def _drop_front(segments, counts):
-    """Remove the first ``counts[task]`` entries of each task's segment."""
-    vertex, word, prefix, count = segments
-    for task in range(count.shape[0]):
-        dropped = counts[task]
-        base = prefix[task, dropped]
-        for i in range(count[task] - dropped):
-            vertex[task, i] = vertex[task, dropped + i]
-            word[task, i] = word[task, dropped + i]
-            prefix[task, i + 1] = prefix[task, dropped + i + 1] - base
-        count[task] -= dropped
-
-
-@numba.njit(cache=True)
-def _grown(array, needed):
-    """``array`` (tasks x capacity) itself, or a copy with at least ``needed`` columns."""
-    if needed <= array.shape[1]:
-        return array
-    bigger = np.empty((array.shape[0], max(needed, 2 * array.shape[1])), dtype=array.dtype)
-    for row in range(array.shape[0]):
-        for column in range(array.shape[1]):
-            bigger[row, column] = array[row, column]
-    return bigger
-
-
-@numba.njit(cache=True)
-def _with_room(segments, extra):
-    """The segments, grown if needed so that every task's segment can take ``extra`` more entries."""
-    vertex, word, prefix, count = segments
-    needed = count.max() + extra
-    return _grown(vertex, needed), _grown(word, needed), _grown(prefix, needed + 1), count
-
-
-@numba.njit(cache=True)
-def _bins_with_room(bins, extra):
-    """The bins, with the block pool grown if needed so that every task can append ``extra`` entries."""
-    block_vertex, block_word, block_next, free_stack, free_top, meta = bins
-    ring = meta.shape[1]
-    needed = extra // BLOCK + min(extra, ring) + 1  # a new block per slot touched, plus the full ones
-    if free_top.min() >= needed:
-        return bins
-    old_blocks = block_next.shape[1]
-    blocks = max(2 * old_blocks, old_blocks + needed)
-    free_stack = _grown(free_stack, blocks)
-    for task in range(free_top.shape[0]):
-        for block in range(old_blocks, blocks):
-            free_stack[task, free_top[task]] = block
-            free_top[task] += 1
-    return (_grown(block_vertex, blocks * BLOCK), _grown(block_word, blocks * BLOCK), _grown(block_next, blocks),
-            free_stack, free_top, meta)
+@numba.njit(inline="always", cache=True)
+def _empty_bin(meta, task, slot):
+    meta[task, slot, _FIRST] = _NO_ENTRY
+    meta[task, slot, _LAST] = _NO_ENTRY
+    meta[task, slot, _FILL] = 0
+    meta[task, slot, _SIZE] = 0
 
 
 # ---------------------------------------------------------------- one task's part of a step
 
 @numba.njit(cache=True)
-def _relax_share(task, first, last, count_before, source, heavy, graph, state, requests):
-    """Relax the light (or heavy) edges of entries ``first:last``; returns the edges examined.
-
-    Light edges are relaxed from the entry's word; heavy ones only from an
-    entry whose word is still the vertex's state.
-    """
-    row_bounds, neighbors, weights = graph[0], graph[1], graph[2]
-    segment_vertex, segment_word = source[0], source[1]
-    request_vertex, request_word, request_count = requests
+def _relax_share(ws, task):
+    """Relax the light (or heavy) edges of the source entries ``cuts[task]:cuts[task + 1]``; returns the
+    edges examined. Light edges are relaxed from the entry's word; heavy ones only from an entry whose word
+    is still the vertex's state."""
+    row_bounds, neighbors, weights, state = ws.row_bounds, ws.neighbors, ws.weights, ws.state
+    source_vertex = ws.segment_vertex[ws.source_role]
+    source_word = ws.segment_word[ws.source_role]
+    count_before, heavy = ws.count_before, ws.heavy
+    request_vertex, request_word = ws.request_vertex[task], ws.request_word[task]
     made = 0
     examined = 0
     s = 0
-    for entry in range(first, last):
+    for entry in range(ws.cuts[task], ws.cuts[task + 1]):
         while entry >= count_before[s + 1]:
             s += 1
-        u = segment_vertex[s, entry - count_before[s]]
-        word = segment_word[s, entry - count_before[s]]
+        u = source_vertex[s, entry - count_before[s]]
+        word = source_word[s, entry - count_before[s]]
         if heavy:
             if state[u] != word:
                 continue
@@ -233,91 +238,57 @@ def _relax_share(task, first, last, count_before, source, heavy, graph, state, r
             candidate = _pack(np.float32(distance + weights[k]), u)
             if (candidate >> _SHIFT) < (state[v] >> _SHIFT):
                 state[v] = candidate
-                request_vertex[task, made] = v
-                request_word[task, made] = candidate
+                request_vertex[made] = v
+                request_word[made] = candidate
                 made += 1
-    request_count[task] = made
+    ws.request_count[task] = made
     return examined
 
 
 @numba.njit(cache=True)
-def _classify(task, requests, state, bucket, inverse_delta, graph, frontier, settled, bins):
+def _classify(ws, task):
     """Keep each request that is its vertex's state; returns how many requests were lost."""
-    request_vertex, request_word, request_count = requests
-    ring = bins[5].shape[1]
+    state = ws.state
+    request_vertex, request_word = ws.request_vertex[task], ws.request_word[task]
     lost = 0
-    for j in range(request_count[task]):
-        v = request_vertex[task, j]
-        word = request_word[task, j]
+    for j in range(ws.request_count[task]):
+        v = request_vertex[j]
+        word = request_word[j]
         current = state[v]
         if (word >> _SHIFT) < (current >> _SHIFT):
             state[v] = word
             lost += 1
         elif word == current:
-            target = _bucket(word, inverse_delta)
-            if target == bucket:
-                _settle(v, word, task, graph, frontier, settled)
-            else:
-                _bin_append(bins, task, target % ring, v, word)
+            _keep(ws, task, v, word)
     return lost
 
 
-@numba.njit(inline="always", cache=True)
-def _bin_append(bins, task, slot, vertex, word):
-    """Append (vertex, word) to the task's bin ``slot``, taking a block from the task's free stack when needed."""
-    block_vertex, block_word, block_next, free_stack, free_top, meta = bins
-    last = meta[task, slot, _LAST]
-    fill = meta[task, slot, _FILL]
-    if last == _NO_ENTRY or fill == BLOCK:
-        free_top[task] -= 1
-        block = free_stack[task, free_top[task]]
-        block_next[task, block] = _NO_ENTRY
-        if last == _NO_ENTRY:
-            meta[task, slot, _FIRST] = block
-        else:
-            block_next[task, last] = block
-        meta[task, slot, _LAST] = block
-        last = block
-        fill = 0
-    block_vertex[task, last * BLOCK + fill] = vertex
-    block_word[task, last * BLOCK + fill] = word
-    meta[task, slot, _FILL] = fill + 1
-    meta[task, slot, _SIZE] += 1
-
-
 @numba.njit(cache=True)
-def _extract_bin(task, slot, state, graph, frontier, settled, bins):
-    """Move the task's live entries of bin ``slot`` to its frontier segment and free the bin's blocks."""
-    block_vertex, block_word, block_next, free_stack, free_top, meta = bins
+def _extract_bin(ws, task):
+    """Move the task's live entries of bin ``slot`` to the target frontier and free the bin's blocks."""
+    meta, slot, state = ws.bin_meta, ws.slot, ws.state
     moved = 0
     block = meta[task, slot, _FIRST]
     while block != _NO_ENTRY:
         end = block * BLOCK + (meta[task, slot, _FILL] if block == meta[task, slot, _LAST] else BLOCK)
         for entry in range(block * BLOCK, end):
-            v = block_vertex[task, entry]
-            word = block_word[task, entry]
+            v = ws.block_vertex[task, entry]
+            word = ws.block_word[task, entry]
             if state[v] == word:
-                _settle(v, word, task, graph, frontier, settled)
+                _settle(ws, task, v, word)
                 moved += 1
-        free_stack[task, free_top[task]] = block
-        free_top[task] += 1
-        block = block_next[task, block]
+        ws.free_stack[task, ws.free_top[task]] = block
+        ws.free_top[task] += 1
+        block = ws.block_next[task, block]
     _empty_bin(meta, task, slot)
     return moved
 
 
-@numba.njit(inline="always", cache=True)
-def _empty_bin(meta, task, slot):
-    meta[task, slot, _FIRST] = _NO_ENTRY
-    meta[task, slot, _LAST] = _NO_ENTRY
-    meta[task, slot, _FILL] = 0
-    meta[task, slot, _SIZE] = 0
-
-
 @numba.njit(cache=True)
-def _unpack_range(first, last, state, order, parents, distances):
-    """Write parents and distances (original labels) of vertices ``first:last``; reset their state."""
-    for v in range(first, last):
+def _unpack_range(ws, task):
+    """Parents and distances (original labels) of vertices ``cuts[task]:cuts[task + 1]``; reset their state."""
+    state, order, parents, distances = ws.state, ws.order, ws.parents, ws.distances
+    for v in range(ws.cuts[task], ws.cuts[task + 1]):
         word = state[v]
         original = order[v]
         if word == UNREACHED:
@@ -327,49 +298,78 @@ def _unpack_range(first, last, state, order, parents, distances):
             parents[original] = order[np.int64(word & _PARENT_MASK)]
             distances[original] = _distance(word)
         state[v] = UNREACHED
+    return 0
 
 
 # ---------------------------------------------------------------- every task's part, in parallel or on one thread
 
 @numba.njit(cache=True)
-def _task_step(step, task, cuts, count_before, source, heavy, graph, state, requests, bucket, inverse_delta,
-               frontier, settled, bins, outputs):
-    """Task ``task``'s part of ``step``. ``cuts``: the tasks' entry ranges (relax), vertex ranges (unpack),
-    or the bin's slot (extract)."""
+def _task_step(ws, step, task):
     if step == _RELAX:
-        return _relax_share(task, cuts[task], cuts[task + 1], count_before, source, heavy, graph, state, requests)
+        return _relax_share(ws, task)
     if step == _CLASSIFY:
-        return _classify(task, requests, state, bucket, inverse_delta, graph, frontier, settled, bins)
+        return _classify(ws, task)
     if step == _EXTRACT:
-        return _extract_bin(task, cuts[0], state, graph, frontier, settled, bins)
-    _unpack_range(cuts[task], cuts[task + 1], state, graph[3], outputs[0], outputs[1])
-    return 0
+        return _extract_bin(ws, task)
+    return _unpack_range(ws, task)
 
 
 @numba.njit(parallel=True, cache=True)
-def _run_tasks_parallel(step, cuts, count_before, source, heavy, graph, state, requests, bucket, inverse_delta,
-                        frontier, settled, bins, outputs, results):
+def _run_tasks_parallel(ws, step, results):
     for task in numba.prange(results.shape[0]):
-        results[task] = _task_step(step, np.int64(task), cuts, count_before, source, heavy, graph, state, requests,
-                                   bucket, inverse_delta, frontier, settled, bins, outputs)
+        results[task] = _task_step(ws, step, np.int64(task))
 
 
 @numba.njit(cache=True)
-def _run_tasks(parallel, step, cuts, count_before, source, heavy, graph, state, requests, bucket, inverse_delta,
-               frontier, settled, bins, outputs):
+def _run_tasks(ws, parallel, step):
     """Run one step for every task, on all threads or (fused) on this one; returns the sum of the results."""
-    results = np.zeros(requests[2].shape[0], dtype=np.int64)
+    results = np.zeros(ws.request_count.shape[0], dtype=np.int64)
     if parallel:
-        _run_tasks_parallel(step, cuts, count_before, source, heavy, graph, state, requests, bucket, inverse_delta,
-                            frontier, settled, bins, outputs, results)
+        _run_tasks_parallel(ws, step, results)
     else:
         for task in range(results.shape[0]):
-            results[task] = _task_step(step, task, cuts, count_before, source, heavy, graph, state, requests, bucket,
-                                       inverse_delta, frontier, settled, bins, outputs)
+            results[task] = _task_step(ws, step, task)
     return results.sum()
 
 
-# ---------------------------------------------------------------- phases and buckets
+# ---------------------------------------------------------------- capacity
+
+@numba.njit(cache=True)
+def _grown(array, needed):
+    """``array`` (..., capacity) itself, or a copy whose last axis holds at least ``needed``."""
+    if needed <= array.shape[-1]:
+        return array
+    shape = array.shape[:-1] + (max(needed, 2 * array.shape[-1]),)
+    bigger = np.empty(shape, dtype=array.dtype)
+    flat, flat_bigger = array.reshape(-1, array.shape[-1]), bigger.reshape(-1, shape[-1])
+    for row in range(flat.shape[0]):
+        for column in range(flat.shape[1]):
+            flat_bigger[row, column] = flat[row, column]
+    return bigger
+
+
+@numba.njit(cache=True)
+def _make_room(ws, extra):
+    """Grow the segments and the block pool so that every task can keep ``extra`` more entries."""
+    needed = ws.segment_count.max() + extra
+    ws.segment_vertex = _grown(ws.segment_vertex, needed)
+    ws.segment_word = _grown(ws.segment_word, needed)
+    ws.segment_prefix = _grown(ws.segment_prefix, needed + 1)
+    blocks_needed = extra // BLOCK + min(extra, ws.bin_meta.shape[1]) + 1  # a new block per slot, plus full ones
+    if ws.free_top.min() < blocks_needed:
+        old_blocks = ws.block_next.shape[1]
+        blocks = max(2 * old_blocks, old_blocks + blocks_needed)
+        ws.free_stack = _grown(ws.free_stack, blocks)
+        for task in range(ws.free_top.shape[0]):
+            for block in range(old_blocks, blocks):
+                ws.free_stack[task, ws.free_top[task]] = block
+                ws.free_top[task] += 1
+        ws.block_vertex = _grown(ws.block_vertex, blocks * BLOCK)
+        ws.block_word = _grown(ws.block_word, blocks * BLOCK)
+        ws.block_next = _grown(ws.block_next, blocks)
+
+
+# ---------------------------------------------------------------- rounds, phases and buckets
 
 @numba.njit(cache=True)
 def _clock():
@@ -379,75 +379,101 @@ def _clock():
 
 
 @numba.njit(cache=True)
-def _roll_back(saved, frontier, settled, bins):
+def _roll_back(ws, target_count, settled_count, free_top, meta):
     """Undo a classification: truncate its outputs to their saved sizes."""
-    frontier_count, settled_count, free_top, meta = saved
-    block_next = bins[2]
     for task in range(settled_count.shape[0]):
-        frontier[3][task] = frontier_count[task]
-        settled[3][task] = settled_count[task]
-        bins[4][task] = free_top[task]  # the blocks taken are still above the top of the free stack
+        ws.segment_count[ws.target_role, task] = target_count[task]
+        ws.segment_count[_SETTLED, task] = settled_count[task]
+        ws.free_top[task] = free_top[task]  # the blocks taken are still above the top of the free stack
         for slot in range(meta.shape[1]):
             for field in range(meta.shape[2]):
-                bins[5][task, slot, field] = meta[task, slot, field]
+                ws.bin_meta[task, slot, field] = meta[task, slot, field]
             if meta[task, slot, _LAST] != _NO_ENTRY:
-                block_next[task, meta[task, slot, _LAST]] = _NO_ENTRY
+                ws.block_next[task, meta[task, slot, _LAST]] = _NO_ENTRY
 
 
 @numba.njit(cache=True)
-def _relax_source(source, heavy, graph, state, bucket, inverse_delta, frontier, settled, bins, requests, outputs,
-                  tunables, counters):
-    """Relax the light (or heavy) edges of the source segments' vertices, in rounds of at most
-    ``round_edges`` edges per task, each verified and classified.
+def _restore_minima(ws):
+    """On this thread: every vertex of a request gets the smallest of its requests."""
+    state = ws.state
+    for task in range(ws.request_count.shape[0]):
+        for j in range(ws.request_count[task]):
+            v = ws.request_vertex[task, j]
+            if (ws.request_word[task, j] >> _SHIFT) < (state[v] >> _SHIFT):
+                state[v] = ws.request_word[task, j]
 
-    Returns the (possibly grown) ``frontier, settled, bins``. ``counters`` +=
-    [rounds, parallel rounds, edges examined].
-    """
-    fusion_edges, round_edges = tunables[0], tunables[1]
-    num_tasks = requests[2].shape[0]
-    source_count = source[3].copy()  # a heavy step appends to its own source
-    count_before, edges_before = _totals(source[2], source_count)
-    total_edges = edges_before[num_tasks]
-    cuts = np.empty(num_tasks + 1, dtype=np.int64)
+
+@numba.njit(cache=True)
+def _cut_points(ws, source_count, count_before, edges_before, window_start, window_end):
+    """Each task's first entry: equal shares of the window's edges, at entry granularity."""
+    tasks = source_count.shape[0]
+    prefix = ws.segment_prefix[ws.source_role]
+    cuts = np.empty(tasks + 1, dtype=np.int64)
+    for task in range(tasks + 1):
+        position = window_start + (window_end - window_start) * task // tasks
+        cuts[task] = count_before[tasks]
+        for s in range(tasks):
+            if position <= edges_before[s + 1]:
+                cuts[task] = count_before[s] + np.searchsorted(prefix[s, :source_count[s] + 1],
+                                                               position - edges_before[s])
+                break
+    return cuts
+
+
+@numba.njit(cache=True)
+def _relax_source(ws, counters):
+    """Relax the light (or heavy) edges of the source segments' entries in rounds of at most
+    ``round_edges`` edges per task, each verified and classified. ``counters`` += [rounds, parallel rounds,
+    edges examined]."""
+    tasks = ws.request_count.shape[0]
+    source_count = ws.segment_count[ws.source_role].copy()  # the heavy step appends to its own source
+    count_before = np.zeros(tasks + 1, dtype=np.int64)
+    edges_before = np.zeros(tasks + 1, dtype=np.int64)
+    for s in range(tasks):
+        count_before[s + 1] = count_before[s] + source_count[s]
+        edges_before[s + 1] = edges_before[s] + ws.segment_prefix[ws.source_role, s, source_count[s]]
+    ws.count_before = count_before
     window_start = 0
-    while window_start < total_edges:
-        window_end = min(total_edges, window_start + num_tasks * round_edges)
-        for task in range(num_tasks + 1):
-            position = window_start + (window_end - window_start) * task // num_tasks
-            cuts[task] = _entry_at(position, source[2], source_count, count_before, edges_before)
-        if window_end == total_edges:
-            cuts[num_tasks] = count_before[num_tasks]
-        parallel = num_tasks > 1 and window_end - window_start >= fusion_edges
-        examined = _run_tasks(parallel, np.int64(_RELAX), cuts, count_before, source, heavy, graph, state, requests,
-                              bucket, inverse_delta, frontier, settled, bins, outputs)
-        most = requests[2].max()
-        frontier = _with_room(frontier, most)
-        settled = _with_room(settled, most)
-        bins = _bins_with_room(bins, most)
-        saved = (frontier[3].copy(), settled[3].copy(), bins[4].copy(), bins[5].copy())
-        lost = _run_tasks(parallel, np.int64(_CLASSIFY), cuts, count_before, source, heavy, graph, state, requests,
-                          bucket, inverse_delta, frontier, settled, bins, outputs)
-        if lost:  # redo exactly on this thread: restore every vertex's smallest request, then classify
-            _roll_back(saved, frontier, settled, bins)
-            for task in range(num_tasks):
-                for j in range(requests[2][task]):
-                    v = requests[0][task, j]
-                    if (requests[1][task, j] >> _SHIFT) < (state[v] >> _SHIFT):
-                        state[v] = requests[1][task, j]
-            _run_tasks(np.bool_(False), np.int64(_CLASSIFY), cuts, count_before, source, heavy, graph, state,
-                       requests, bucket, inverse_delta, frontier, settled, bins, outputs)
+    while window_start < edges_before[tasks]:
+        window_end = min(edges_before[tasks], window_start + tasks * ws.round_edges)
+        ws.cuts = _cut_points(ws, source_count, count_before, edges_before, window_start, window_end)
+        if window_end == edges_before[tasks]:
+            ws.cuts[tasks] = count_before[tasks]
+        parallel = tasks > 1 and window_end - window_start >= ws.fusion_edges
+        examined = _run_tasks(ws, parallel, np.int64(_RELAX))
+        _make_room(ws, ws.request_count.max())
+        saved = (ws.segment_count[ws.target_role].copy(), ws.segment_count[_SETTLED].copy(), ws.free_top.copy(),
+                 ws.bin_meta.copy())
+        if _run_tasks(ws, parallel, np.int64(_CLASSIFY)):  # a lost update: redo the round's classification exactly
+            _roll_back(ws, saved[0], saved[1], saved[2], saved[3])
+            _restore_minima(ws)
+            _run_tasks(ws, np.bool_(False), np.int64(_CLASSIFY))
         counters[0] += 1
         counters[1] += parallel
         counters[2] += examined
         window_start = window_end
-    return frontier, settled, bins
 
 
 @numba.njit(cache=True)
-def _next_bucket(bucket, meta):
-    """The first bucket after ``bucket`` with an entry in some task's bin, or -1."""
+def _drop_front(ws, dropped):
+    """Remove the first ``dropped[task]`` entries of each task's settled segment."""
+    vertex, word, prefix = ws.segment_vertex[_SETTLED], ws.segment_word[_SETTLED], ws.segment_prefix[_SETTLED]
+    for task in range(dropped.shape[0]):
+        first = dropped[task]
+        base = prefix[task, first]
+        for i in range(ws.segment_count[_SETTLED, task] - first):
+            vertex[task, i] = vertex[task, first + i]
+            word[task, i] = word[task, first + i]
+            prefix[task, i + 1] = prefix[task, first + i + 1] - base
+        ws.segment_count[_SETTLED, task] -= first
+
+
+@numba.njit(cache=True)
+def _next_bucket(ws):
+    """The first bucket after the current one with an entry in some task's bin, or -1."""
+    meta = ws.bin_meta
     ring = meta.shape[1]
-    for later in range(bucket + 1, bucket + ring):
+    for later in range(ws.bucket + 1, ws.bucket + ring):
         for task in range(meta.shape[0]):
             if meta[task, later % ring, _SIZE]:
                 return later
@@ -455,72 +481,61 @@ def _next_bucket(bucket, meta):
 
 
 @numba.njit(cache=True)
-def _reset_bins(bins):
-    """Empty every bin and put every block on its task's free stack."""
-    free_stack, free_top, meta = bins[3], bins[4], bins[5]
-    for task in range(meta.shape[0]):
-        for slot in range(meta.shape[1]):
-            _empty_bin(meta, task, slot)
-        for block in range(free_stack.shape[1]):
-            free_stack[task, block] = block
-        free_top[task] = free_stack.shape[1]
+def _reset(ws, root, parents, distances):
+    """Empty every segment and bin, put every block on its task's free stack; the root in bucket 0."""
+    ws.parents = parents
+    ws.distances = distances
+    ws.segment_count[:, :] = 0
+    for task in range(ws.bin_meta.shape[0]):
+        for slot in range(ws.bin_meta.shape[1]):
+            _empty_bin(ws.bin_meta, task, slot)
+        for block in range(ws.free_stack.shape[1]):
+            ws.free_stack[task, block] = block
+        ws.free_top[task] = ws.free_stack.shape[1]
+    ws.bucket = 0
+    ws.target_role = 0
+    ws.state[root] = _pack(np.float32(0.0), root)
+    _settle(ws, 0, root, ws.state[root])
 
 
 @numba.njit(cache=True)
-def delta_stepping(graph, root, inverse_delta, state, frontier, next_frontier, settled, bins, requests, outputs,
-                   tunables):
-    """SSSP from ``root`` into ``outputs`` (parents, distances); ``state`` must be all UNREACHED and is left so.
+def delta_stepping(ws, root, parents, distances):
+    """SSSP from ``root`` (new label) into ``parents`` and ``distances`` (original labels).
 
-    Returns ``(trace rows, bins)``: one row per bucket (bucket, rounds, parallel
-    rounds, vertices settled, edges examined, seconds), and the (possibly
-    grown) bins.
+    ``ws.state`` must be all UNREACHED and is left so. Returns the trace: one
+    row per bucket (bucket, rounds, parallel rounds, entries settled, edges
+    examined, seconds).
     """
-    num_tasks = requests[2].shape[0]
-    ring = bins[5].shape[1]
-    for segments in (frontier, next_frontier, settled):
-        segments[3][:] = 0
-    _reset_bins(bins)
-    light, heavy = np.bool_(False), np.bool_(True)
-    state[root] = _pack(np.float32(0.0), root)
-    _settle(root, state[root], 0, graph, frontier, settled)
+    tasks = ws.request_count.shape[0]
+    _reset(ws, root, parents, distances)
+    frontier = 0
     trace = []
-    bucket = np.int64(0)
-    while bucket >= 0:
+    while ws.bucket >= 0:
         start = _clock()
-        if bucket > 0:
-            slot = np.full(1, bucket % ring, dtype=np.int64)
-            waiting = 0
-            for task in range(num_tasks):
-                waiting += bins[5][task, slot[0], _SIZE]
-            _run_tasks(waiting * EXTRACT_ENTRY_EDGES >= tunables[0], np.int64(_EXTRACT), slot, slot, frontier, light,
-                       graph, state, requests, bucket, inverse_delta, frontier, settled, bins, outputs)
+        if ws.bucket > 0:
+            ws.slot = ws.bucket % ws.bin_meta.shape[1]
+            ws.target_role = frontier
+            waiting = ws.bin_meta[:, ws.slot, _SIZE].sum()
+            _run_tasks(ws, waiting * EXTRACT_ENTRY_EDGES >= ws.fusion_edges, np.int64(_EXTRACT))
         counters = np.zeros(3, dtype=np.int64)
-        vertices = 0
-        while frontier[3].sum():
-            while frontier[3].sum():  # light phases
-                next_frontier, settled, bins = _relax_source(frontier, light, graph, state, bucket, inverse_delta,
-                                                             next_frontier, settled, bins, requests, outputs,
-                                                             tunables, counters)
-                frontier[3][:] = 0
-                frontier, next_frontier = next_frontier, frontier
-            heavy_sources = settled[3].copy()
-            vertices += heavy_sources.sum()
-            frontier, settled, bins = _relax_source(settled, heavy, graph, state, bucket, inverse_delta, frontier,
-                                                    settled, bins, requests, outputs, tunables, counters)
-            _drop_front(settled, heavy_sources)
-        if vertices:
-            trace.append((bucket, counters[0], counters[1], vertices, counters[2], _clock() - start))
-        bucket = _next_bucket(bucket, bins[5])
-    num_vertices = state.shape[0]
-    cuts = np.arange(num_tasks + 1) * num_vertices // num_tasks
-    _run_tasks(np.bool_(num_tasks > 1), np.int64(_UNPACK), cuts, cuts, frontier, light, graph, state, requests,
-               bucket, inverse_delta, frontier, settled, bins, outputs)
-    return trace, bins
-
-
-def _segments(num_tasks, capacity, vertex_dtype):
-    return (np.empty((num_tasks, capacity), dtype=vertex_dtype), np.empty((num_tasks, capacity), dtype=np.uint64),
-            np.zeros((num_tasks, capacity + 1), dtype=np.int64), np.zeros(num_tasks, dtype=np.int64))
+        settled = 0
+        while ws.segment_count[frontier].sum():
+            while ws.segment_count[frontier].sum():  # light phases: frontier -> the other frontier
+                ws.source_role, ws.target_role, ws.heavy = frontier, 1 - frontier, False
+                _relax_source(ws, counters)
+                ws.segment_count[frontier, :] = 0
+                frontier = 1 - frontier
+            heavy_sources = ws.segment_count[_SETTLED].copy()
+            settled += heavy_sources.sum()
+            ws.source_role, ws.target_role, ws.heavy = _SETTLED, frontier, True
+            _relax_source(ws, counters)  # a vertex a heavy edge puts back in this bucket gets light phases again
+            _drop_front(ws, heavy_sources)
+        if settled:
+            trace.append((ws.bucket, counters[0], counters[1], settled, counters[2], _clock() - start))
+        ws.bucket = _next_bucket(ws)
+    ws.cuts = np.arange(tasks + 1) * ws.state.shape[0] // tasks
+    _run_tasks(ws, tasks > 1, np.int64(_UNPACK))
+    return trace
 
 
 @register(default=True)
@@ -541,55 +556,52 @@ class DeltaSteppingSSSP:
             delta = DELTA_PER_MAX_WEIGHT * max_weight if max_weight > 0 else 1.0
         if not delta > 0:
             raise ValueError(f"delta must be positive, got {delta}")
-        self.graph = graph
         self.delta = float(delta)
         self.ring = int(np.ceil(max_weight / self.delta)) + RING_SLACK
-        self.tunables = np.array([fusion_edges, max(1, round_edges)], dtype=np.int64)
+        self.fusion_edges, self.round_edges = int(fusion_edges), max(1, int(round_edges))
         rows = relabel(graph, reorder, weighted=True, split_below=self.delta)
-        row_bounds = np.empty((graph.num_vertices + 1, 2), dtype=np.int64)
-        row_bounds[:, 0] = rows.offsets
-        row_bounds[:-1, 1] = rows.light_end
-        row_bounds[-1, 1] = rows.offsets[-1]
-        self.rows = (row_bounds, rows.neighbors, rows.weights, rows.order)
-        self.new_label = rows.new_label
-        max_degree = int(np.diff(graph.offsets).max()) if graph.num_vertices else 0
-        self.request_capacity = max(1, round_edges) + max_degree
+        self.row_bounds = np.empty((graph.num_vertices + 1, 2), dtype=np.int64)
+        self.row_bounds[:, 0] = rows.offsets
+        self.row_bounds[:-1, 1] = rows.light_end
+        self.row_bounds[-1, 1] = rows.offsets[-1]
+        self.rows = rows
+        self.max_degree = int(np.diff(graph.offsets).max()) if graph.num_vertices else 0
         self.state = np.full(graph.num_vertices, UNREACHED, dtype=np.uint64)
         self.state_is_clean = True
         self.num_tasks = 0
         self.trace = []
 
     def _workspace(self):
-        """Per-thread buffers, made again when the Numba thread count changes."""
-        num_tasks = numba.get_num_threads()
-        if num_tasks != self.num_tasks:
-            capacity = self.graph.num_vertices // num_tasks + 1
-            dtype = self.graph.neighbors.dtype
-            self.frontier = _segments(num_tasks, capacity, dtype)
-            self.next_frontier = _segments(num_tasks, capacity, dtype)
-            self.settled = _segments(num_tasks, capacity, dtype)
+        """The workspace, made again (per-thread buffers) when the Numba thread count changes."""
+        tasks = numba.get_num_threads()
+        if tasks != self.num_tasks:
+            capacity = self.rows.num_vertices // tasks + 1
             blocks = capacity // BLOCK + self.ring + 1
-            self.bins = (np.empty((num_tasks, blocks * BLOCK), dtype=dtype),
-                         np.empty((num_tasks, blocks * BLOCK), dtype=np.uint64),
-                         np.empty((num_tasks, blocks), dtype=np.int64), np.empty((num_tasks, blocks), dtype=np.int64),
-                         np.empty(num_tasks, dtype=np.int64), np.empty((num_tasks, self.ring, 4), dtype=np.int64))
-            self.requests = (np.empty((num_tasks, self.request_capacity), dtype=dtype),
-                             np.empty((num_tasks, self.request_capacity), dtype=np.uint64),
-                             np.zeros(num_tasks, dtype=np.int64))
-            self.num_tasks = num_tasks
+            requests = self.round_edges + self.max_degree
+            dtype = self.rows.neighbors.dtype
+            self.workspace = _new_workspace(
+                self.row_bounds, self.rows.neighbors, self.rows.weights, self.rows.order, self.state,
+                np.empty((3, tasks, capacity), dtype=dtype), np.empty((3, tasks, capacity), dtype=np.uint64),
+                np.zeros((3, tasks, capacity + 1), dtype=np.int64),
+                np.empty((tasks, requests), dtype=dtype), np.empty((tasks, requests), dtype=np.uint64),
+                np.empty((tasks, blocks * BLOCK), dtype=dtype), np.empty((tasks, blocks * BLOCK), dtype=np.uint64),
+                np.empty((tasks, blocks), dtype=np.int64), np.empty((tasks, blocks), dtype=np.int64),
+                np.empty((tasks, self.ring, 4), dtype=np.int64),
+                1.0 / self.delta, self.fusion_edges, self.round_edges, self.max_degree)
+            self.num_tasks = tasks
+        return self.workspace
 
     def search(self, root):
-        self._workspace()
-        num_vertices = self.graph.num_vertices
+        workspace = self._workspace()
+        num_vertices = self.rows.num_vertices
         if not self.state_is_clean:  # an earlier search was interrupted
             self.state[:] = UNREACHED
         self.state_is_clean = False
-        outputs = (np.empty(num_vertices, dtype=np.int64), np.empty(num_vertices, dtype=np.float32))
-        trace, self.bins = delta_stepping(self.rows, self.new_label[root], 1.0 / self.delta, self.state, self.frontier,
-                                          self.next_frontier, self.settled, self.bins, self.requests, outputs,
-                                          self.tunables)
+        parents = np.empty(num_vertices, dtype=np.int64)
+        distances = np.empty(num_vertices, dtype=np.float32)
+        trace = delta_stepping(workspace, self.rows.new_label[root], parents, distances)
         self.state_is_clean = True
         self.trace = [{"direction": "parallel" if parallel else "fused", "bucket": bucket, "rounds": rounds,
-                       "frontier": vertices, "edges_examined": examined, "seconds": seconds}
-                      for bucket, rounds, parallel, vertices, examined, seconds in trace]
-        return outputs
+                       "frontier": settled, "edges_examined": examined, "seconds": seconds}
+                      for bucket, rounds, parallel, settled, examined, seconds in trace]
+        return parents, distances
