@@ -160,6 +160,18 @@ def test_sssp_kernel_trees_are_valid_and_exact(cases, dijkstra_distances, kernel
                 np.testing.assert_array_equal(distances, dijkstra_distances[case.name, root])
 
 
+def test_delta_stepping_grows_its_buffers_and_searches_again():
+    case = fixture_case(FIXTURES[-1])
+    reference = kernels.get("sssp", "cpu", "dijkstra")(case.graph)
+    kernel = kernels.get("sssp", "cpu", "delta-stepping")(case.graph, fusion_edges=0)
+    kernel.room = 1 / 1024  # buffers of 2 entries: the first searches stop and start again
+    for root in case.roots:
+        parents, distances = kernel.search(root)
+        validate_sssp(case.validation, root, parents, distances)
+        np.testing.assert_array_equal(distances, reference.search(root)[1])
+    assert kernel.room > 1 / 1024
+
+
 def test_defaults_are_the_fast_kernels():
     assert kernels.default_name("bfs", "cpu") == "direction-optimizing"
     assert kernels.default_name("sssp", "cpu") == "delta-stepping"

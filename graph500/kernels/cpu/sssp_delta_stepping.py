@@ -45,8 +45,10 @@ state); a frontier is the concatenation of all tasks' segments, cut by edges
 into equal shares for the relax step; a request buffer; bins: a ring of
 ``ceil(max weight / delta) + 3`` bins (no relaxation reaches further), each a
 linked list of blocks of ``BLOCK`` (vertex, word) entries from the task's
-pool, whose free blocks wait on a stack. Limit: fewer than 2^32 vertices (the
-parent takes 32 bits).
+pool, whose free blocks wait on a stack. The per-thread buffers start at N /
+threads entries; a search whose round might not fit stops and is run again
+with buffers twice as large (kept for later searches). Limit: fewer than
+2^32 vertices (the parent takes 32 bits).
 
 Tunables: ``delta`` (default 0.005 x the largest weight: the best of the
 sweep in ``benchmarks/cpu_kernels.py --sweep`` on Graph500 graphs, whose
@@ -335,38 +337,11 @@ def _run_tasks(ws, parallel, step):
 # ---------------------------------------------------------------- capacity
 
 @numba.njit(cache=True)
-def _grown(array, needed):
-    """``array`` (..., capacity) itself, or a copy whose last axis holds at least ``needed``."""
-    if needed <= array.shape[-1]:
-        return array
-    shape = array.shape[:-1] + (max(needed, 2 * array.shape[-1]),)
-    bigger = np.empty(shape, dtype=array.dtype)
-    flat, flat_bigger = array.reshape(-1, array.shape[-1]), bigger.reshape(-1, shape[-1])
-    for row in range(flat.shape[0]):
-        for column in range(flat.shape[1]):
-            flat_bigger[row, column] = flat[row, column]
-    return bigger
-
-
-@numba.njit(cache=True)
-def _make_room(ws, extra):
-    """Grow the segments and the block pool so that every task can keep ``extra`` more entries."""
-    needed = ws.segment_count.max() + extra
-    ws.segment_vertex = _grown(ws.segment_vertex, needed)
-    ws.segment_word = _grown(ws.segment_word, needed)
-    ws.segment_prefix = _grown(ws.segment_prefix, needed + 1)
+def _has_room(ws, extra):
+    """Whether every task's segments and block pool can take ``extra`` more entries."""
     blocks_needed = extra // BLOCK + min(extra, ws.bin_meta.shape[1]) + 1  # a new block per slot, plus full ones
-    if ws.free_top.min() < blocks_needed:
-        old_blocks = ws.block_next.shape[1]
-        blocks = max(2 * old_blocks, old_blocks + blocks_needed)
-        ws.free_stack = _grown(ws.free_stack, blocks)
-        for task in range(ws.free_top.shape[0]):
-            for block in range(old_blocks, blocks):
-                ws.free_stack[task, ws.free_top[task]] = block
-                ws.free_top[task] += 1
-        ws.block_vertex = _grown(ws.block_vertex, blocks * BLOCK)
-        ws.block_word = _grown(ws.block_word, blocks * BLOCK)
-        ws.block_next = _grown(ws.block_next, blocks)
+    return (ws.segment_count.max() + extra < ws.segment_vertex.shape[2]
+            and ws.free_top.min() >= blocks_needed)
 
 
 # ---------------------------------------------------------------- rounds, phases and buckets
@@ -424,7 +399,7 @@ def _cut_points(ws, source_count, count_before, edges_before, window_start, wind
 def _relax_source(ws, counters):
     """Relax the light (or heavy) edges of the source segments' entries in rounds of at most
     ``round_edges`` edges per task, each verified and classified. ``counters`` += [rounds, parallel rounds,
-    edges examined]."""
+    edges examined]. Returns False, unfinished, when a round's outputs might not fit."""
     tasks = ws.request_count.shape[0]
     source_count = ws.segment_count[ws.source_role].copy()  # the heavy step appends to its own source
     count_before = np.zeros(tasks + 1, dtype=np.int64)
@@ -441,7 +416,8 @@ def _relax_source(ws, counters):
             ws.cuts[tasks] = count_before[tasks]
         parallel = tasks > 1 and window_end - window_start >= ws.fusion_edges
         examined = _run_tasks(ws, parallel, np.int64(_RELAX))
-        _make_room(ws, ws.request_count.max())
+        if not _has_room(ws, ws.request_count.max()):
+            return False
         saved = (ws.segment_count[ws.target_role].copy(), ws.segment_count[_SETTLED].copy(), ws.free_top.copy(),
                  ws.bin_meta.copy())
         if _run_tasks(ws, parallel, np.int64(_CLASSIFY)):  # a lost update: redo the round's classification exactly
@@ -452,6 +428,7 @@ def _relax_source(ws, counters):
         counters[1] += parallel
         counters[2] += examined
         window_start = window_end
+    return True
 
 
 @numba.njit(cache=True)
@@ -502,9 +479,11 @@ def _reset(ws, root, parents, distances):
 def delta_stepping(ws, root, parents, distances):
     """SSSP from ``root`` (new label) into ``parents`` and ``distances`` (original labels).
 
-    ``ws.state`` must be all UNREACHED and is left so. Returns the trace: one
-    row per bucket (bucket, rounds, parallel rounds, entries settled, edges
-    examined, seconds).
+    ``ws.state`` must be all UNREACHED and is left so. Returns ``(trace,
+    finished)``: one trace row per bucket (bucket, rounds, parallel rounds,
+    entries settled, edges examined, seconds), and False when the search
+    stopped because the workspace was too small (``ws.state`` is then left
+    dirty).
     """
     tasks = ws.request_count.shape[0]
     _reset(ws, root, parents, distances)
@@ -522,20 +501,22 @@ def delta_stepping(ws, root, parents, distances):
         while ws.segment_count[frontier].sum():
             while ws.segment_count[frontier].sum():  # light phases: frontier -> the other frontier
                 ws.source_role, ws.target_role, ws.heavy = frontier, 1 - frontier, False
-                _relax_source(ws, counters)
+                if not _relax_source(ws, counters):
+                    return trace, False
                 ws.segment_count[frontier, :] = 0
                 frontier = 1 - frontier
             heavy_sources = ws.segment_count[_SETTLED].copy()
             settled += heavy_sources.sum()
             ws.source_role, ws.target_role, ws.heavy = _SETTLED, frontier, True
-            _relax_source(ws, counters)  # a vertex a heavy edge puts back in this bucket gets light phases again
+            if not _relax_source(ws, counters):  # a vertex a heavy edge puts back in this bucket: light phases again
+                return trace, False
             _drop_front(ws, heavy_sources)
         if settled:
             trace.append((ws.bucket, counters[0], counters[1], settled, counters[2], _clock() - start))
         ws.bucket = _next_bucket(ws)
     ws.cuts = np.arange(tasks + 1) * ws.state.shape[0] // tasks
     _run_tasks(ws, tasks > 1, np.int64(_UNPACK))
-    return trace
+    return trace, True
 
 
 @register(default=True)
@@ -568,14 +549,15 @@ class DeltaSteppingSSSP:
         self.max_degree = int(np.diff(graph.offsets).max()) if graph.num_vertices else 0
         self.state = np.full(graph.num_vertices, UNREACHED, dtype=np.uint64)
         self.state_is_clean = True
-        self.num_tasks = 0
+        self.workspace_shape = None
+        self.room = 1  # workspace size factor, doubled each time a search runs out of room
         self.trace = []
 
     def _workspace(self):
-        """The workspace, made again (per-thread buffers) when the Numba thread count changes."""
+        """The workspace, made again when the Numba thread count or the size factor changes."""
         tasks = numba.get_num_threads()
-        if tasks != self.num_tasks:
-            capacity = self.rows.num_vertices // tasks + 1
+        if (tasks, self.room) != self.workspace_shape:
+            capacity = max(2, int(self.room * (self.rows.num_vertices // tasks + 1)))
             blocks = capacity // BLOCK + self.ring + 1
             requests = self.round_edges + self.max_degree
             dtype = self.rows.neighbors.dtype
@@ -588,19 +570,21 @@ class DeltaSteppingSSSP:
                 np.empty((tasks, blocks), dtype=np.int64), np.empty((tasks, blocks), dtype=np.int64),
                 np.empty((tasks, self.ring, 4), dtype=np.int64),
                 1.0 / self.delta, self.fusion_edges, self.round_edges, self.max_degree)
-            self.num_tasks = tasks
+            self.workspace_shape = (tasks, self.room)
         return self.workspace
 
     def search(self, root):
-        workspace = self._workspace()
         num_vertices = self.rows.num_vertices
-        if not self.state_is_clean:  # an earlier search was interrupted
-            self.state[:] = UNREACHED
-        self.state_is_clean = False
         parents = np.empty(num_vertices, dtype=np.int64)
         distances = np.empty(num_vertices, dtype=np.float32)
-        trace = delta_stepping(workspace, self.rows.new_label[root], parents, distances)
-        self.state_is_clean = True
+        finished = False
+        while not finished:
+            if not self.state_is_clean:  # an earlier search was interrupted or ran out of room
+                self.state[:] = UNREACHED
+            self.state_is_clean = False
+            trace, finished = delta_stepping(self._workspace(), self.rows.new_label[root], parents, distances)
+            self.state_is_clean = finished
+            self.room *= 1 if finished else 2
         self.trace = [{"direction": "parallel" if parallel else "fused", "bucket": bucket, "rounds": rounds,
                        "frontier": settled, "edges_examined": examined, "seconds": seconds}
                       for bucket, rounds, parallel, settled, examined, seconds in trace]
