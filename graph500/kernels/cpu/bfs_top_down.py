@@ -14,9 +14,10 @@ next frontier.
 
 Data structures: CSR; ``parent`` (int64, -1 unvisited); a visited bitmap,
 updated after each level and read before ``parent`` (it fits in cache, the
-parent array does not); the frontier queue (int64); the per-thread buffers: one pair of scratch arrays (vertex, claimer)
-cut into per-thread ranges, each as long as the thread's slice has edges and
-at most N, allocated once per kernel and thread count.
+parent array does not); the frontier queue (int64); the per-thread buffers:
+one pair of scratch arrays (vertex, claimer), thread t's range starting at
+t * N (a thread claims a vertex at most once), allocated once per kernel and
+thread count.
 
 Tunables: ``parallel_edges`` (default 2^15): frontiers with fewer edges are
 expanded by one thread, which then needs no dedupe pass and no thread
@@ -37,17 +38,6 @@ from graph500.kernels.cpu.frontier import (
 PARALLEL_EDGES = 1 << 15
 
 
-@numba.njit(parallel=True, cache=True)
-def _frontier_edge_prefix(offsets, frontier):
-    """``prefix[i]``: edges of ``frontier[:i]``."""
-    prefix = np.empty(frontier.shape[0] + 1, dtype=np.int64)
-    prefix[0] = 0
-    for i in numba.prange(frontier.shape[0]):
-        u = frontier[i]
-        prefix[i + 1] = offsets[u + 1] - offsets[u]
-    return np.cumsum(prefix)
-
-
 @numba.njit(inline="always", cache=True)
 def _claim_slice(offsets, neighbors, frontier, begin, end, visited, parent, found_vertex, found_claimer, slot):
     """Claim the unvisited neighbours of ``frontier[begin:end]``, appending (v, u) from ``slot``; returns the end slot."""
@@ -63,43 +53,35 @@ def _claim_slice(offsets, neighbors, frontier, begin, end, visited, parent, foun
     return slot
 
 
+@numba.njit(inline="always", cache=True)
+def _keep_owned(offsets, parent, start, found_vertex, found_claimer, found_count):
+    """Compact a buffer in place to the pairs whose claim landed; returns ``(kept, their edges)``."""
+    kept = 0
+    edges = 0
+    for slot in range(start, start + found_count):
+        v = found_vertex[slot]
+        if parent[v] == found_claimer[slot]:
+            found_vertex[start + kept] = v
+            kept += 1
+            edges += offsets[v + 1] - offsets[v]
+    return kept, edges
+
+
 @numba.njit(parallel=True, cache=True)
-def _claim(offsets, neighbors, frontier, task_bounds, buffer_starts, visited, parent, found_vertex, found_claimer,
-           found_counts):
-    """Each task claims the unvisited neighbours of its slice into its own buffer range."""
+def _claim_or_keep(keep, offsets, neighbors, frontier, task_bounds, visited, parent, found_vertex, found_claimer,
+                   found_counts, kept_edges):
+    """Task t's buffer is ``found_*[t * N:]``. Claim: each task claims from its slice of the frontier;
+    keep: each task keeps its buffer's pairs whose claim landed."""
+    num_vertices = parent.shape[0]
     for task in numba.prange(task_bounds.shape[0] - 1):
-        end_slot = _claim_slice(offsets, neighbors, frontier, task_bounds[task], task_bounds[task + 1], visited,
-                                parent, found_vertex, found_claimer, buffer_starts[task])
-        found_counts[task] = end_slot - buffer_starts[task]
-
-
-@numba.njit(parallel=True, cache=True)
-def _keep_owned(offsets, parent, buffer_starts, found_vertex, found_claimer, found_counts, kept_edges):
-    """Compact each buffer in place to the pairs whose claim landed; count kept vertices and their edges."""
-    for task in numba.prange(buffer_starts.shape[0] - 1):
-        start = buffer_starts[task]
-        kept = 0
-        edges = 0
-        for slot in range(start, start + found_counts[task]):
-            v = found_vertex[slot]
-            if parent[v] == found_claimer[slot]:
-                found_vertex[start + kept] = v
-                kept += 1
-                edges += offsets[v + 1] - offsets[v]
-        found_counts[task] = kept
-        kept_edges[task] = edges
-
-
-@numba.njit(parallel=True, cache=True)
-def _concatenate(buffer_starts, found_vertex, found_counts):
-    queue_starts = np.zeros(found_counts.shape[0] + 1, dtype=np.int64)
-    queue_starts[1:] = np.cumsum(found_counts)
-    queue = np.empty(queue_starts[-1], dtype=np.int64)
-    for task in numba.prange(found_counts.shape[0]):
-        start = buffer_starts[task]
-        for j in range(found_counts[task]):
-            queue[queue_starts[task] + j] = found_vertex[start + j]
-    return queue
+        start = task * num_vertices
+        if keep:
+            found_counts[task], kept_edges[task] = _keep_owned(offsets, parent, start, found_vertex, found_claimer,
+                                                               found_counts[task])
+        else:
+            found_counts[task] = _claim_slice(offsets, neighbors, frontier, task_bounds[task],
+                                              task_bounds[task + 1], visited, parent, found_vertex, found_claimer,
+                                              start) - start
 
 
 @numba.njit(cache=True)
@@ -118,19 +100,25 @@ def _serial_step(offsets, neighbors, frontier, visited, parent, found_vertex, fo
 
 @numba.njit(cache=True)
 def _parallel_step(offsets, neighbors, frontier, visited, parent, found_vertex, found_claimer, num_tasks):
-    edge_prefix = _frontier_edge_prefix(offsets, frontier)
+    edge_prefix = np.empty(frontier.shape[0] + 1, dtype=np.int64)
+    edge_prefix[0] = 0
+    for i in range(frontier.shape[0]):
+        u = frontier[i]
+        edge_prefix[i + 1] = edge_prefix[i] + offsets[u + 1] - offsets[u]
     task_bounds = balanced_bounds(edge_prefix, num_tasks)
-    buffer_starts = np.zeros(num_tasks + 1, dtype=np.int64)
-    num_vertices = parent.shape[0]
-    for task in range(num_tasks):
-        task_edges = edge_prefix[task_bounds[task + 1]] - edge_prefix[task_bounds[task]]
-        buffer_starts[task + 1] = buffer_starts[task] + min(task_edges, num_vertices)
     found_counts = np.zeros(num_tasks, dtype=np.int64)
-    _claim(offsets, neighbors, frontier, task_bounds, buffer_starts, visited, parent, found_vertex, found_claimer,
-           found_counts)
     kept_edges = np.zeros(num_tasks, dtype=np.int64)
-    _keep_owned(offsets, parent, buffer_starts, found_vertex, found_claimer, found_counts, kept_edges)
-    return _concatenate(buffer_starts, found_vertex, found_counts), kept_edges.sum()
+    for keep in (False, True):
+        _claim_or_keep(keep, offsets, neighbors, frontier, task_bounds, visited, parent, found_vertex, found_claimer,
+                       found_counts, kept_edges)
+    next_frontier = np.empty(found_counts.sum(), dtype=np.int64)
+    slot = 0
+    for task in range(num_tasks):
+        start = task * parent.shape[0]
+        for j in range(found_counts[task]):
+            next_frontier[slot] = found_vertex[start + j]
+            slot += 1
+    return next_frontier, kept_edges.sum()
 
 
 @numba.njit(cache=True)
