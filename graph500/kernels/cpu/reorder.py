@@ -50,33 +50,10 @@ def _is_heavy(weights, k, split_below):
 
 
 @numba.njit(parallel=True, cache=True)
-def _count_entries(offsets, neighbors, weights, order, new_label, task_bounds, split_below, cursors):
-    """``cursors[t, r, heavy]`` = entries that task t's labels put in row r (light or heavy part)."""
-    for task in numba.prange(task_bounds.shape[0] - 1):
-        for u in range(task_bounds[task], task_bounds[task + 1]):
-            original = order[u]
-            for k in range(offsets[original], offsets[original + 1]):
-                cursors[task, new_label[neighbors[k]], np.int64(_is_heavy(weights, k, split_below))] += 1
-
-
-@numba.njit(parallel=True, cache=True)
-def _starts(new_offsets, cursors, light_end):
-    """Turn counts into each task's first slot in each row part; ``light_end[r]`` ends row r's light part."""
-    num_tasks = cursors.shape[0]
-    for r in numba.prange(new_offsets.shape[0] - 1):
-        slot = new_offsets[r]
-        for part in range(2):
-            for task in range(num_tasks):
-                count = cursors[task, r, part]
-                cursors[task, r, part] = slot
-                slot += count
-            if part == 0:
-                light_end[r] = slot
-
-
-@numba.njit(parallel=True, cache=True)
-def _scatter_entries(offsets, neighbors, weights, order, new_label, task_bounds, split_below, cursors,
-                     new_neighbors, new_weights):
+def _count_or_scatter(scatter, offsets, neighbors, weights, order, new_label, task_bounds, split_below, cursors,
+                      new_neighbors, new_weights):
+    """Count: ``cursors[t, r, heavy]`` += entries that task t's labels put in row r's light (heavy) part.
+    Scatter: write them at the cursors (made starts by `_starts`), advancing them."""
     for task in numba.prange(task_bounds.shape[0] - 1):
         for u in range(task_bounds[task], task_bounds[task + 1]):
             original = order[u]
@@ -85,9 +62,25 @@ def _scatter_entries(offsets, neighbors, weights, order, new_label, task_bounds,
                 part = np.int64(_is_heavy(weights, k, split_below))
                 slot = cursors[task, r, part]
                 cursors[task, r, part] = slot + 1
-                new_neighbors[slot] = u
-                if weights.shape[0] > 0:
-                    new_weights[slot] = weights[k]
+                if scatter:
+                    new_neighbors[slot] = u
+                    if weights.shape[0] > 0:
+                        new_weights[slot] = weights[k]
+
+
+@numba.njit(cache=True)
+def _starts(new_offsets, cursors, light_end):
+    """Turn counts into each task's first slot in each row part; ``light_end[r]`` ends row r's light part."""
+    num_tasks = cursors.shape[0]
+    for r in range(new_offsets.shape[0] - 1):
+        slot = new_offsets[r]
+        for part in range(2):
+            for task in range(num_tasks):
+                count = cursors[task, r, part]
+                cursors[task, r, part] = slot
+                slot += count
+            if part == 0:
+                light_end[r] = slot
 
 
 class Relabeled:
@@ -112,13 +105,14 @@ class Relabeled:
         task_bounds = balanced_bounds(self.offsets, numba.get_num_threads())
         cursors = np.zeros((task_bounds.shape[0] - 1, n, 2), dtype=np.int64)
         split = np.float32(split_below)
-        _count_entries(offsets, neighbors, weights, self.order, self.new_label, task_bounds, split, cursors)
-        self.light_end = np.empty(n, dtype=np.int64)
-        _starts(self.offsets, cursors, self.light_end)
         self.neighbors = np.empty_like(neighbors)
         new_weights = np.empty(neighbors.shape[0] if weighted else 0, dtype=np.float32)
-        _scatter_entries(offsets, neighbors, weights, self.order, self.new_label, task_bounds, split, cursors,
-                         self.neighbors, new_weights)
+        self.light_end = np.empty(n, dtype=np.int64)
+        for scatter in (False, True):
+            _count_or_scatter(scatter, offsets, neighbors, weights, self.order, self.new_label, task_bounds, split,
+                              cursors, self.neighbors, new_weights)
+            if not scatter:
+                _starts(self.offsets, cursors, self.light_end)
         self.weights = new_weights if weighted else None
 
     def parents_to_original(self, parent):
