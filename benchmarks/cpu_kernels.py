@@ -12,8 +12,8 @@ simple ``top-down`` kernel, and one for SSSP, with ratios to the serial
 machine is shared, and the load average is printed before and after.
 
 ``--sweep`` adds the tunables whose defaults were chosen this way: ``alpha``
-and ``beta`` of direction-optimizing, ``gamma`` of its hub-count policy and
-``delta`` of delta-stepping.
+and ``beta`` of direction-optimizing, ``gamma`` and ``hub_degree`` of its
+hub-count policy, ``delta`` and ``fusion_edges`` of delta-stepping.
 """
 
 import argparse
@@ -48,8 +48,10 @@ SSSP_CASES = [
 ]
 BFS_SWEEP = ([("direction-optimizing", {"alpha": alpha}) for alpha in (4, 8, 30, 60)]
              + [("direction-optimizing", {"beta": beta}) for beta in (6, 50, 200)]
-             + [("direction-optimizing", {"policy": "hubs", "gamma": gamma}) for gamma in (0.1, 0.5)])
-SSSP_SWEEP = [("delta-stepping", {"delta": delta}) for delta in (0.0025, 0.005, 0.02, 0.04)]
+             + [("direction-optimizing", {"policy": "hubs", "gamma": gamma}) for gamma in (0.1, 0.5)]
+             + [("direction-optimizing", {"policy": "hubs", "hub_degree": degree}) for degree in (512, 8192)])
+SSSP_SWEEP = ([("delta-stepping", {"delta": delta}) for delta in (0.0025, 0.01, 0.02, 0.04)]
+              + [("delta-stepping", {"fusion_edges": edges}) for edges in (1 << 12, 1 << 16)])
 
 
 def run_kernel(kind, name, tunables, graph, validation, roots):
