@@ -34,7 +34,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    ONE, WORD_SHIFT, ZERO, balanced_bounds, bitmap_words, count_bits, has_bit, new_parents, trace_entry,
+    ONE, WORD_SHIFT, ZERO, balanced_bounds, bit_of, bitmap_words, count_bits, has_bit, new_parents, trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -43,12 +43,12 @@ from graph500.kernels.cpu.reorder import relabel
 def _no_edge_bitmap(offsets):
     """Bits set for vertices without edges and for the padding bits after the last vertex."""
     num_vertices = offsets.shape[0] - 1
-    bitmap = np.zeros((num_vertices + 63) >> WORD_SHIFT, dtype=np.uint64)
+    bitmap = np.zeros(bitmap_words(num_vertices), dtype=np.uint64)
     for v in range(num_vertices):
         if offsets[v + 1] == offsets[v]:
-            bitmap[v >> WORD_SHIFT] |= ONE << np.uint64(v & 63)
+            bitmap[v >> WORD_SHIFT] |= bit_of(v)
     for v in range(num_vertices, bitmap.shape[0] << WORD_SHIFT):
-        bitmap[v >> WORD_SHIFT] |= ONE << np.uint64(v & 63)
+        bitmap[v >> WORD_SHIFT] |= bit_of(v)
     return bitmap
 
 
@@ -82,7 +82,7 @@ class BottomUpLayout:
 
     def visited_bitmap(self, root):
         visited = self.no_edge_bitmap.copy()
-        visited[root >> WORD_SHIFT] |= np.uint64(1) << np.uint64(root & 63)
+        visited[root >> WORD_SHIFT] |= bit_of(root)
         return visited
 
 
@@ -177,7 +177,7 @@ class BottomUpBFS:
         word_bounds, task_copy = self.layout.tasks()
         visited = self.layout.visited_bitmap(root)
         frontier = self.layout.frontier_copies(word_bounds, task_copy)
-        frontier[:, root >> WORD_SHIFT] = np.uint64(1) << np.uint64(root & 63)
+        frontier[:, root >> WORD_SHIFT] = bit_of(root)
         next_frontier = np.empty_like(frontier)
         awake = 1
         self.trace = []

@@ -32,7 +32,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    ONE, WORD_SHIFT, balanced_bounds, bitmap_words, has_bit, new_parents, set_bits, trace_entry,
+    WORD_SHIFT, balanced_bounds, bit_of, bitmap_words, has_bit, new_parents, set_bits, trace_entry,
 )
 
 PARALLEL_EDGES = 1 << 15
@@ -180,7 +180,7 @@ class TopDownBFS:
         frontier = np.array([root], dtype=np.int64)
         frontier_edges = graph.offsets[root + 1] - graph.offsets[root]
         visited = np.zeros(bitmap_words(graph.num_vertices), dtype=np.uint64)
-        visited[root >> WORD_SHIFT] = ONE << np.uint64(root & 63)
+        visited[root >> WORD_SHIFT] = bit_of(root)
         found_vertex, found_claimer, num_tasks = self.buffers.get()
         self.trace = []
         while frontier.shape[0]:

@@ -26,6 +26,7 @@ ONE = np.uint64(1)
 ZERO = np.uint64(0)
 
 
+@numba.njit(inline="always", cache=True)
 def bitmap_words(num_vertices):
     """Words of a bitmap of ``num_vertices`` bits."""
     return (num_vertices + WORD_BITS - 1) >> WORD_SHIFT
