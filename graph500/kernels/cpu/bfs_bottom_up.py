@@ -157,6 +157,24 @@ def bottom_up_step(offsets, neighbors, word_bounds, task_copy, frontier_copies, 
     return awake, examined
 
 
+def bottom_up_levels(graph, word_bounds, task_copy, frontier, awake, visited, parent, trace, stop_at):
+    """Bottom-up levels from the bitmap ``frontier`` (``awake`` vertices, all copies filled) until the frontier
+    is empty, or shrinks to at most ``stop_at`` vertices; each level appended to ``trace``.
+
+    Returns the last frontier (bitmap copies).
+    """
+    next_frontier = np.empty_like(frontier)
+    while True:
+        start = time.perf_counter()
+        found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy, frontier,
+                                         next_frontier, visited, parent)
+        trace.append(trace_entry("bottom-up", awake, examined, time.perf_counter() - start))
+        frontier, next_frontier = next_frontier, frontier
+        if found == 0 or (found < awake and found <= stop_at):
+            return frontier
+        awake = found
+
+
 @register()
 class BottomUpBFS:
     """Bottom-up BFS at every level (for comparison; direction-optimizing uses it where it pays)."""
@@ -178,14 +196,6 @@ class BottomUpBFS:
         visited = self.layout.visited_bitmap(root)
         frontier = self.layout.frontier_copies(word_bounds, task_copy)
         frontier[:, root >> WORD_SHIFT] = bit_of(root)
-        next_frontier = np.empty_like(frontier)
-        awake = 1
         self.trace = []
-        while awake:
-            start = time.perf_counter()
-            found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy,
-                                             frontier, next_frontier, visited, parent)
-            self.trace.append(trace_entry("bottom-up", awake, examined, time.perf_counter() - start))
-            frontier, next_frontier = next_frontier, frontier
-            awake = found
+        bottom_up_levels(graph, word_bounds, task_copy, frontier, 1, visited, parent, self.trace, stop_at=0)
         return graph.parents_to_original(parent)

@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from graph500.kernels import register
-from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_step
+from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_levels
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, TopDownBuffers, top_down_step
 from graph500.kernels.cpu.frontier import (
     bitmap_to_queue, new_parents, queue_edges_of, queue_to_bitmap, trace_entry,
@@ -90,23 +90,6 @@ class DirectionOptimizingBFS:
             return queue_edges > unexplored_edges / self.alpha
         return self.num_hubs > 0 and _count_flagged(self.is_hub, queue) > self.gamma * self.num_hubs
 
-    def _bottom_up_levels(self, frontier, awake, visited, parent, word_bounds, task_copy):
-        """Bottom-up levels from the bitmap ``frontier`` (``awake`` vertices) until it shrinks below N / beta.
-
-        Returns the last frontier bitmap.
-        """
-        graph = self.graph
-        next_frontier = np.empty_like(frontier)
-        while True:
-            start = time.perf_counter()
-            found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy, frontier,
-                                             next_frontier, visited, parent)
-            self.trace.append(trace_entry("bottom-up", awake, examined, time.perf_counter() - start))
-            frontier, next_frontier = next_frontier, frontier
-            if found == 0 or (found < awake and found <= graph.num_vertices / self.beta):
-                return frontier
-            awake = found
-
     def search(self, root):
         graph = self.graph
         root = int(graph.new_label[root])
@@ -123,8 +106,8 @@ class DirectionOptimizingBFS:
         while queue.shape[0]:
             if not left_bottom_up and self._go_bottom_up(queue, queue_edges, unexplored_edges):
                 queue_to_bitmap(queue, frontier_bitmap)
-                frontier_bitmap = self._bottom_up_levels(frontier_bitmap, queue.shape[0], visited, parent, word_bounds,
-                                                         task_copy)
+                frontier_bitmap = bottom_up_levels(graph, word_bounds, task_copy, frontier_bitmap, queue.shape[0],
+                                                   visited, parent, self.trace, graph.num_vertices / self.beta)
                 queue = bitmap_to_queue(frontier_bitmap[0])
                 queue_edges = queue_edges_of(graph.offsets, queue)
                 left_bottom_up = True  # as Beamer et al.: at least one top-down level before switching again
