@@ -27,9 +27,9 @@ degree), ``parallel_edges`` (of the top-down step), ``reorder`` (True),
 ``numa_domains`` (1; see `bfs_numa_bottom_up`). Measured at SCALE 20 with
 ``benchmarks/cpu_kernels.py --sweep``: alpha from 8 to 60 and beta from 6 to
 200 change the harmonic mean by less than the run-to-run noise (5%), so
-Beamer's values stay; the hub rule with gamma 0.3 matches Beamer's when hubs
-are the vertices of degree 64 x average and above (with 16 x, or gamma 0.5,
-some roots switch a level late and the harmonic mean drops by 20-30%).
+Beamer's values stay; the hub rule with gamma from 0.1 to 0.5 matches
+Beamer's when hubs are the vertices of degree 64 x average and above (with
+16 x, some roots switch a level late and the harmonic mean drops by 15-20%).
 """
 
 import time
