@@ -72,6 +72,8 @@ class DirectionOptimizingBFS:
                  parallel_edges=PARALLEL_EDGES, reorder=True, numa_domains=1):
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        if numa_domains < 1:
+            raise ValueError(f"numa_domains must be at least 1, got {numa_domains}")
         self.graph = graph = relabel(graph, reorder)
         self.alpha, self.beta, self.policy, self.gamma = alpha, beta, policy, gamma
         self.parallel_edges = parallel_edges

@@ -52,6 +52,5 @@ class NumaBottomUpBFS(DirectionOptimizingBFS):
     name = "numa-bottom-up"
 
     def __init__(self, graph, numa_domains=None, **tunables):
-        if numa_domains is not None and numa_domains < 1:
-            raise ValueError(f"numa_domains must be at least 1, got {numa_domains}")
-        super().__init__(graph, numa_domains=numa_domains or detected_numa_domains(), **tunables)
+        super().__init__(graph, numa_domains=detected_numa_domains() if numa_domains is None else numa_domains,
+                         **tunables)

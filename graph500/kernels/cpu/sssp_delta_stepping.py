@@ -121,13 +121,13 @@ def _new_workspace(row_bounds, neighbors, weights, order, state, segment_vertex,
                    request_vertex, request_word, block_vertex, block_word, block_next, free_stack, bin_meta,
                    inverse_delta, fusion_edges, round_edges, max_degree):
     tasks = request_vertex.shape[0]
-    no_outputs = np.empty(0, dtype=np.int64)
-    return Workspace(row_bounds, neighbors, weights, order, state, no_outputs, np.empty(0, dtype=np.float32),
+    nothing = np.empty(0, dtype=np.int64)  # parents, cuts and count_before are set per search and per step
+    return Workspace(row_bounds, neighbors, weights, order, state, nothing, np.empty(0, dtype=np.float32),
                      segment_vertex, segment_word, segment_prefix, np.zeros((3, tasks), dtype=np.int64),
                      request_vertex, request_word, np.zeros(tasks, dtype=np.int64),
                      block_vertex, block_word, block_next, free_stack, np.zeros(tasks, dtype=np.int64), bin_meta,
                      inverse_delta, fusion_edges, round_edges, max_degree,
-                     np.int64(0), np.int64(0), np.int64(1), False, np.int64(0), no_outputs, no_outputs)
+                     np.int64(0), np.int64(0), np.int64(1), False, np.int64(0), nothing, nothing)
 
 
 # ---------------------------------------------------------------- state words
