@@ -34,7 +34,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    ONE, WORD_SHIFT, ZERO, balanced_bounds, bit_of, bitmap_words, count_bits, has_bit, new_parents, trace_entry,
+    ONE, WORD_SHIFT, ZERO, balanced_bounds, bit_of, bitmap_words, count_bits, first_at_least, has_bit, new_parents,
+    trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -92,8 +93,8 @@ def _first_touch(copies, word_bounds, task_copy):
     num_tasks = task_copy.shape[0]
     for task in numba.prange(num_tasks):
         copy = task_copy[task]
-        first_task = np.searchsorted(task_copy, copy)
-        domain_tasks = np.searchsorted(task_copy, copy, side="right") - first_task
+        first_task = first_at_least(task_copy, copy)
+        domain_tasks = first_at_least(task_copy, copy + 1) - first_task
         share = (copies.shape[1] + domain_tasks - 1) // domain_tasks
         begin = (task - first_task) * share
         for word in range(begin, min(begin + share, copies.shape[1])):

@@ -1,4 +1,4 @@
-"""Helpers shared by the CPU BFS kernels: bitmaps, queue <-> bitmap, work splits, trace entries.
+"""Helpers shared by the CPU kernels: bitmaps, queue <-> bitmap, work splits, trace entries.
 
 A frontier is either a *queue* (an array of vertex labels without duplicates)
 or a *bitmap* (uint64 words; bit ``v % 64`` of word ``v // 64`` is set when
@@ -60,6 +60,19 @@ def set_bits(bitmap, vertices):
 
 
 @numba.njit(cache=True)
+def first_at_least(sorted_values, value):
+    """The first index i with ``sorted_values[i] >= value`` (len when none): a binary search."""
+    low, high = 0, sorted_values.shape[0]
+    while low < high:
+        middle = (low + high) >> 1
+        if sorted_values[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+@numba.njit(cache=True)
 def balanced_bounds(work_prefix, num_tasks):
     """Cut points ``bounds[0..num_tasks]`` into ``work_prefix`` (non-decreasing, work before each
     index) so that task ``t``'s items ``bounds[t]:bounds[t + 1]`` carry about equal work."""
@@ -68,7 +81,7 @@ def balanced_bounds(work_prefix, num_tasks):
     bounds = np.empty(num_tasks + 1, dtype=np.int64)
     bounds[0] = 0
     for task in range(1, num_tasks):
-        bounds[task] = np.searchsorted(work_prefix, total * task // num_tasks)
+        bounds[task] = first_at_least(work_prefix, total * task // num_tasks)
     bounds[num_tasks] = last
     return bounds
 

@@ -73,6 +73,7 @@ from numba.cpython.unsafe.numbers import viewer
 from numba.experimental import structref
 
 from graph500.kernels import register
+from graph500.kernels.cpu.frontier import first_at_least
 from graph500.kernels.cpu.reorder import relabel
 
 DELTA_PER_MAX_WEIGHT = 0.005
@@ -389,8 +390,8 @@ def _cut_points(ws, source_count, count_before, edges_before, window_start, wind
         cuts[task] = count_before[tasks]
         for s in range(tasks):
             if position <= edges_before[s + 1]:
-                cuts[task] = count_before[s] + np.searchsorted(prefix[s, :source_count[s] + 1],
-                                                               position - edges_before[s])
+                cuts[task] = count_before[s] + first_at_least(prefix[s, :source_count[s] + 1],
+                                                              position - edges_before[s])
                 break
     return cuts
 
