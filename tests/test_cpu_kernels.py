@@ -16,7 +16,7 @@ import pytest
 
 from graph500 import io, kernels
 from graph500.generators.rmat import generate_rmat
-from graph500.kernels.cpu import bfs_numa_bottom_up
+from graph500.kernels.cpu import bfs_numa_bottom_up, sssp_delta_stepping
 from graph500.kernels.cpu.build import build_csr
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
 
@@ -170,6 +170,27 @@ def test_delta_stepping_grows_its_buffers_and_searches_again():
         validate_sssp(case.validation, root, parents, distances)
         np.testing.assert_array_equal(distances, reference.search(root)[1])
     assert kernel.room > 1 / 1024
+
+
+def test_delta_stepping_redoes_a_round_that_lost_an_update():
+    """Two threads improved v at once and the larger word landed last: the round is classified again."""
+    case = small_cases()[-1]
+    kernel = sssp_delta_stepping.DeltaSteppingSSSP(case.graph, delta=1.0)
+    workspace, buffers = kernel._workspace(), kernel.buffers
+    root, v = (int(kernel.rows.new_label[label]) for label in (0, 5))
+    parents, distances = np.empty(case.num_vertices, dtype=np.int64), np.empty(case.num_vertices, dtype=np.float32)
+    sssp_delta_stepping._reset(workspace, root, parents, distances)  # the root is in frontier 0, bucket 0
+    smaller, larger = (sssp_delta_stepping._pack(np.float32(d), root) for d in (0.25, 0.5))
+    kernel.state[v] = larger
+    buffers["request_vertex"][0, :2] = v
+    buffers["request_word"][0, :2] = smaller, larger
+    buffers["request_count"][:] = 0
+    buffers["request_count"][0] = 2
+    assert sssp_delta_stepping._classify_round(workspace, True) == 1
+    assert kernel.state[v] == smaller
+    kept = buffers["segment_vertex"][0, 0, :buffers["segment_count"][0, 0]]
+    assert kept.tolist() == [root, v]
+    assert buffers["segment_word"][0, 0, 1] == smaller
 
 
 def test_defaults_are_the_fast_kernels():

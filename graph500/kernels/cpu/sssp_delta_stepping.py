@@ -119,14 +119,13 @@ structref.define_proxy(Workspace, WorkspaceType, WORKSPACE_FIELDS)
 
 @numba.njit(cache=True)
 def _new_workspace(row_bounds, neighbors, weights, order, state, segment_vertex, segment_word, segment_prefix,
-                   request_vertex, request_word, block_vertex, block_word, block_next, free_stack, bin_meta,
-                   inverse_delta, fusion_edges, round_edges, max_degree):
-    tasks = request_vertex.shape[0]
+                   segment_count, request_vertex, request_word, request_count, block_vertex, block_word, block_next,
+                   free_stack, free_top, bin_meta, inverse_delta, fusion_edges, round_edges, max_degree):
     nothing = np.empty(0, dtype=np.int64)  # parents, cuts and count_before are set per search and per step
     return Workspace(row_bounds, neighbors, weights, order, state, nothing, np.empty(0, dtype=np.float32),
-                     segment_vertex, segment_word, segment_prefix, np.zeros((3, tasks), dtype=np.int64),
-                     request_vertex, request_word, np.zeros(tasks, dtype=np.int64),
-                     block_vertex, block_word, block_next, free_stack, np.zeros(tasks, dtype=np.int64), bin_meta,
+                     segment_vertex, segment_word, segment_prefix, segment_count,
+                     request_vertex, request_word, request_count,
+                     block_vertex, block_word, block_next, free_stack, free_top, bin_meta,
                      inverse_delta, fusion_edges, round_edges, max_degree,
                      np.int64(0), np.int64(0), np.int64(1), False, np.int64(0), nothing, nothing)
 
@@ -380,6 +379,22 @@ def _restore_minima(ws):
 
 
 @numba.njit(cache=True)
+def _classify_round(ws, parallel):
+    """Classify the round's requests; after a lost update, roll back and redo it exactly on this thread.
+
+    Returns how many requests the first classification found lost.
+    """
+    target_count, settled_count = ws.segment_count[ws.target_role].copy(), ws.segment_count[_SETTLED].copy()
+    free_top, meta = ws.free_top.copy(), ws.bin_meta.copy()
+    lost = _run_tasks(ws, parallel, np.int64(_CLASSIFY))
+    if lost:
+        _roll_back(ws, target_count, settled_count, free_top, meta)
+        _restore_minima(ws)
+        _run_tasks(ws, np.bool_(False), np.int64(_CLASSIFY))
+    return lost
+
+
+@numba.njit(cache=True)
 def _cut_points(ws, source_count, count_before, edges_before, window_start, window_end):
     """Each task's first entry: equal shares of the window's edges, at entry granularity."""
     tasks = source_count.shape[0]
@@ -419,12 +434,7 @@ def _relax_source(ws, counters):
         examined = _run_tasks(ws, parallel, np.int64(_RELAX))
         if not _has_room(ws, ws.request_count.max()):
             return False
-        saved = (ws.segment_count[ws.target_role].copy(), ws.segment_count[_SETTLED].copy(), ws.free_top.copy(),
-                 ws.bin_meta.copy())
-        if _run_tasks(ws, parallel, np.int64(_CLASSIFY)):  # a lost update: redo the round's classification exactly
-            _roll_back(ws, saved[0], saved[1], saved[2], saved[3])
-            _restore_minima(ws)
-            _run_tasks(ws, np.bool_(False), np.int64(_CLASSIFY))
+        _classify_round(ws, parallel)
         counters[0] += 1
         counters[1] += parallel
         counters[2] += examined
@@ -562,15 +572,26 @@ class DeltaSteppingSSSP:
             blocks = capacity // BLOCK + self.ring + 1
             requests = self.round_edges + self.max_degree
             dtype = self.rows.neighbors.dtype
+            self.buffers = {  # the per-thread arrays of the workspace (the jitted code and this share them)
+                "segment_vertex": np.empty((3, tasks, capacity), dtype=dtype),
+                "segment_word": np.empty((3, tasks, capacity), dtype=np.uint64),
+                "segment_prefix": np.zeros((3, tasks, capacity + 1), dtype=np.int64),
+                "segment_count": np.zeros((3, tasks), dtype=np.int64),
+                "request_vertex": np.empty((tasks, requests), dtype=dtype),
+                "request_word": np.empty((tasks, requests), dtype=np.uint64),
+                "request_count": np.zeros(tasks, dtype=np.int64),
+                "block_vertex": np.empty((tasks, blocks * BLOCK), dtype=dtype),
+                "block_word": np.empty((tasks, blocks * BLOCK), dtype=np.uint64),
+                "block_next": np.empty((tasks, blocks), dtype=np.int64),
+                "free_stack": np.empty((tasks, blocks), dtype=np.int64),
+                "free_top": np.zeros(tasks, dtype=np.int64),
+                "bin_meta": np.empty((tasks, self.ring, 4), dtype=np.int64),
+            }
             self.workspace = _new_workspace(
-                self.row_bounds, self.rows.neighbors, self.rows.weights, self.rows.order, self.state,
-                np.empty((3, tasks, capacity), dtype=dtype), np.empty((3, tasks, capacity), dtype=np.uint64),
-                np.zeros((3, tasks, capacity + 1), dtype=np.int64),
-                np.empty((tasks, requests), dtype=dtype), np.empty((tasks, requests), dtype=np.uint64),
-                np.empty((tasks, blocks * BLOCK), dtype=dtype), np.empty((tasks, blocks * BLOCK), dtype=np.uint64),
-                np.empty((tasks, blocks), dtype=np.int64), np.empty((tasks, blocks), dtype=np.int64),
-                np.empty((tasks, self.ring, 4), dtype=np.int64),
-                1.0 / self.delta, self.fusion_edges, self.round_edges, self.max_degree)
+                row_bounds=self.row_bounds, neighbors=self.rows.neighbors, weights=self.rows.weights,
+                order=self.rows.order, state=self.state, inverse_delta=1.0 / self.delta,
+                fusion_edges=self.fusion_edges, round_edges=self.round_edges, max_degree=self.max_degree,
+                **self.buffers)
             self.workspace_shape = (tasks, self.room)
         return self.workspace
 
