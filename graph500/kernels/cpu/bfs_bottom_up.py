@@ -66,6 +66,7 @@ class BottomUpLayout:
         self.word_edge_prefix = graph.offsets[word_starts]
         self.no_edge_bitmap = _no_edge_bitmap(graph.offsets)
         self.copies = copies
+        self.bitmaps = {}
 
     def tasks(self):
         """``(word_bounds, task_copy)``: each thread's range of bitmap words (equal edge counts) and the
@@ -75,11 +76,15 @@ class BottomUpLayout:
         task_copy = np.arange(num_tasks) * copies // num_tasks
         return balanced_bounds(self.word_edge_prefix, num_tasks), task_copy
 
-    def frontier_copies(self, word_bounds, task_copy):
-        """An empty frontier bitmap per domain, each first written by its own domain's threads."""
-        copies = np.empty((int(task_copy.max()) + 1, self.words), dtype=np.uint64)
-        _first_touch(copies, word_bounds, task_copy)
-        return copies
+    def frontier_bitmaps(self, task_copy):
+        """``(frontier, next_frontier)``: a bitmap per domain each, first written by that domain's threads
+        (made once per thread grouping; their contents are left from the last search)."""
+        key = tuple(task_copy)
+        if key not in self.bitmaps:
+            pair = np.empty((2, int(task_copy.max()) + 1, self.words), dtype=np.uint64)
+            _first_touch(pair, task_copy)
+            self.bitmaps = {key: (pair[0], pair[1])}
+        return self.bitmaps[key]
 
     def visited_bitmap(self, root):
         visited = self.no_edge_bitmap.copy()
@@ -88,17 +93,20 @@ class BottomUpLayout:
 
 
 @numba.njit(parallel=True, cache=True)
-def _first_touch(copies, word_bounds, task_copy):
-    """Zero each copy with the threads of its domain (the OS places a page where it is first written)."""
+def _first_touch(bitmaps, task_copy):
+    """Zero each domain's copies (``bitmaps[:, copy]``) with that domain's threads: the OS places a page
+    where it is first written."""
     num_tasks = task_copy.shape[0]
+    words = bitmaps.shape[2]
     for task in numba.prange(num_tasks):
         copy = task_copy[task]
         first_task = first_at_least(task_copy, copy)
         domain_tasks = first_at_least(task_copy, copy + 1) - first_task
-        share = (copies.shape[1] + domain_tasks - 1) // domain_tasks
+        share = (words + domain_tasks - 1) // domain_tasks
         begin = (task - first_task) * share
-        for word in range(begin, min(begin + share, copies.shape[1])):
-            copies[copy, word] = ZERO
+        for bitmap in range(bitmaps.shape[0]):
+            for word in range(begin, min(begin + share, words)):
+                bitmaps[bitmap, copy, word] = ZERO
 
 
 @numba.njit(inline="always", cache=True)
@@ -158,13 +166,13 @@ def bottom_up_step(offsets, neighbors, word_bounds, task_copy, frontier_copies, 
     return awake, examined
 
 
-def bottom_up_levels(graph, word_bounds, task_copy, frontier, awake, visited, parent, trace, stop_at):
+def bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, awake, visited, parent, trace,
+                     stop_at):
     """Bottom-up levels from the bitmap ``frontier`` (``awake`` vertices, all copies filled) until the frontier
     is empty, or shrinks to at most ``stop_at`` vertices; each level appended to ``trace``.
 
     Returns the last frontier (bitmap copies).
     """
-    next_frontier = np.empty_like(frontier)
     while True:
         start = time.perf_counter()
         found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy, frontier,
@@ -195,8 +203,10 @@ class BottomUpBFS:
         parent = new_parents(graph.num_vertices, root)
         word_bounds, task_copy = self.layout.tasks()
         visited = self.layout.visited_bitmap(root)
-        frontier = self.layout.frontier_copies(word_bounds, task_copy)
+        frontier, next_frontier = self.layout.frontier_bitmaps(task_copy)
+        frontier[:, :] = 0
         frontier[:, root >> WORD_SHIFT] = bit_of(root)
         self.trace = []
-        bottom_up_levels(graph, word_bounds, task_copy, frontier, 1, visited, parent, self.trace, stop_at=0)
+        bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, 1, visited, parent, self.trace,
+                         stop_at=0)
         return graph.parents_to_original(parent)

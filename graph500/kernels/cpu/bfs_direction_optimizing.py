@@ -99,7 +99,7 @@ class DirectionOptimizingBFS:
         found_vertex, found_claimer, num_tasks = self.buffers.get()
         word_bounds, task_copy = self.layout.tasks()
         visited = self.layout.visited_bitmap(root)
-        frontier_bitmap = self.layout.frontier_copies(word_bounds, task_copy)
+        frontier_bitmap, next_bitmap = self.layout.frontier_bitmaps(task_copy)
         queue = np.array([root], dtype=np.int64)
         queue_edges = int(graph.offsets[root + 1] - graph.offsets[root])
         unexplored_edges = graph.neighbors.shape[0]
@@ -108,9 +108,10 @@ class DirectionOptimizingBFS:
         while queue.shape[0]:
             if not left_bottom_up and self._go_bottom_up(queue, queue_edges, unexplored_edges):
                 queue_to_bitmap(queue, frontier_bitmap)
-                frontier_bitmap = bottom_up_levels(graph, word_bounds, task_copy, frontier_bitmap, queue.shape[0],
-                                                   visited, parent, self.trace, graph.num_vertices / self.beta)
-                queue = bitmap_to_queue(frontier_bitmap[0])
+                last_frontier = bottom_up_levels(graph, word_bounds, task_copy, frontier_bitmap, next_bitmap,
+                                                 queue.shape[0], visited, parent, self.trace,
+                                                 graph.num_vertices / self.beta)
+                queue = bitmap_to_queue(last_frontier[0])
                 queue_edges = queue_edges_of(graph.offsets, queue)
                 left_bottom_up = True  # as Beamer et al.: at least one top-down level before switching again
                 continue

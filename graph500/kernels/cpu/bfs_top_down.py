@@ -40,7 +40,8 @@ PARALLEL_EDGES = 1 << 15
 
 @numba.njit(inline="always", cache=True)
 def _claim_slice(offsets, neighbors, frontier, begin, end, visited, parent, found_vertex, found_claimer, slot):
-    """Claim the unvisited neighbours of ``frontier[begin:end]``, appending (v, u) from ``slot``; returns the end slot."""
+    """Claim the unvisited neighbours of ``frontier[begin:end]``, appending (v, u) from ``slot``;
+    returns the end slot."""
     for i in range(begin, end):
         u = frontier[i]
         for k in range(offsets[u], offsets[u + 1]):
