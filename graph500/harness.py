@@ -102,7 +102,7 @@ def kernel_options(config, kernel_class):
     """Constructor options the run's flags ask of a kernel: ``trace`` and ``numa_domains`` where it takes them."""
     accepted = inspect.signature(kernel_class.__init__).parameters
     options = {}
-    if config.numa_domains is not None:
+    if config.numa_domains is not None and kernel_class.kind == "bfs":
         if "numa_domains" not in accepted:
             raise Graph500Error(f"--numa-domains does not apply to the {kernel_class.kind} kernel {kernel_class.name}")
         options["numa_domains"] = config.numa_domains

@@ -241,7 +241,7 @@ def test_generate_on_the_gpu_is_byte_identical_to_the_reference(capsys, tmp_path
 def test_trace_prints_levels_and_keeps_them_in_the_record(capsys, tmp_path):
     record_path = tmp_path / "traced.json"
     status, out, err = _run_cli(capsys, "run", "--scale", "9", "--edgefactor", "4", "--seed1", "1", "--seed2", "1",
-                                "--roots", "3", "--no-sssp", "--trace", "--numa-domains", "2",
+                                "--roots", "3", "--trace", "--numa-domains", "2",
                                 "--energy", "off", "--json", str(record_path))
     assert status == 0, err
     trace = json.loads(record_path.read_text())["bfs"]["trace"]
