@@ -2,4 +2,5 @@
 
 from graph500.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a spawned process imports this module
+    raise SystemExit(main())

@@ -7,7 +7,7 @@ import pytest
 
 from graph500.kernels.cpu import build
 from graph500.kernels.cpu.build import build_csr, build_memory_bytes
-from graph500.kernels.graph import neighbor_dtype
+from graph500.kernels.graph import neighbor_dtype, simple_csr
 
 FIXTURE = Path(__file__).parent / "data" / "reference-v3" / "s12_ef16_seed2-3.edges"
 
@@ -40,8 +40,8 @@ def reference_csr(src, dst, num_vertices, weights):
     return offsets, np.array(neighbors, dtype=np.int64), None if weights is None else np.array(row_weights, np.float32)
 
 
-def assert_matches_reference(src, dst, num_vertices, weights, label_dtype=np.int32):
-    graph = build_csr(src, dst, num_vertices, weights)
+def assert_matches_reference(src, dst, num_vertices, weights, label_dtype=np.int32, builder=build_csr):
+    graph = builder(src, dst, num_vertices, weights)
     offsets, neighbors, expected_weights = reference_csr(src, dst, num_vertices, weights)
     assert graph.num_vertices == num_vertices
     assert graph.offsets.dtype == np.int64
@@ -86,6 +86,16 @@ def test_random_graphs(layout, num_vertices, num_tuples, distinct_weights, weigh
     rng = np.random.default_rng(num_vertices * 1000 + num_tuples)
     src, dst, weights = random_tuples(rng, num_vertices, num_tuples, distinct_weights)
     assert_matches_reference(src, dst, num_vertices, weights if weighted else None)
+
+
+@pytest.mark.parametrize("weighted", [True, False])
+def test_simple_csr_matches_reference(weighted):
+    rng = np.random.default_rng(7)
+    for num_vertices, num_tuples, distinct_weights in [(1, 3, 2), (8, 300, 5), (300, 5000, 2**20)]:
+        src, dst, weights = random_tuples(rng, num_vertices, num_tuples, distinct_weights)
+        assert_matches_reference(src, dst, num_vertices, weights if weighted else None, builder=simple_csr)
+    src, dst, weights = read_reference_edges(FIXTURE)
+    assert_matches_reference(src, dst, 4096, weights if weighted else None, builder=simple_csr)
 
 
 def test_isolated_vertices(layout):
