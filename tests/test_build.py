@@ -98,6 +98,19 @@ def test_simple_csr_matches_reference(weighted):
     assert_matches_reference(src, dst, 4096, weights if weighted else None, builder=simple_csr)
 
 
+@pytest.mark.parametrize("weighted", [True, False])
+def test_renaming_on_the_way_equals_building_the_renamed_tuples(layout, weighted):
+    src, dst, weights = read_reference_edges(FIXTURE)
+    weights = weights if weighted else None
+    new_label = np.random.default_rng(3).permutation(4096)
+    renamed = build_csr(src, dst, 4096, weights, new_label=new_label)
+    expected = build_csr(new_label[src], new_label[dst], 4096, weights)
+    for name in ("offsets", "neighbors", "weights"):
+        np.testing.assert_array_equal(getattr(renamed, name), getattr(expected, name))
+    with pytest.raises(ValueError, match="one entry per vertex"):
+        build_csr(src, dst, 4096, weights, new_label=new_label[1:])
+
+
 def test_isolated_vertices(layout):
     src = np.array([0, 3, 3, 9, 99, 5])
     dst = np.array([3, 0, 9, 9, 0, 5])

@@ -17,6 +17,7 @@ import pytest
 from graph500 import io, kernels
 from graph500.generators.rmat import generate_rmat
 from graph500.kernels.cpu import bfs_numa_bottom_up, sssp_delta_stepping
+from graph500.kernels.cpu.backend import Backend
 from graph500.kernels.cpu.build import build_csr
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
 
@@ -68,7 +69,8 @@ class Case:
     def __init__(self, name, src, dst, weights, num_vertices, roots):
         self.name = name
         self.num_vertices = num_vertices
-        self.graph = build_csr(src, dst, num_vertices, weights)
+        self.graphs = {"build_csr": build_csr(src, dst, num_vertices, weights),  # original labels
+                       "kernel-1": Backend().build(src, dst, num_vertices, weights)}  # degree-ordered
         self.validation = ValidationGraph.from_edges(src, dst, num_vertices, weights)
         self.roots = [int(root) for root in roots]
 
@@ -126,19 +128,20 @@ def dijkstra_distances(cases):
     """Exact distances per (case, root), from the serial baseline."""
     distances = {}
     for case in cases:
-        kernel = kernels.get("sssp", "cpu", "dijkstra")(case.graph)
+        kernel = kernels.get("sssp", "cpu", "dijkstra")(case.graphs["build_csr"])
         for root in case.roots:
             distances[case.name, root] = kernel.search(root)[1]
     return distances
 
 
+@pytest.mark.parametrize("built_by", ["build_csr", "kernel-1"])
 @pytest.mark.parametrize("threads", THREADS)
 @pytest.mark.parametrize("kernel_case", BFS_KERNELS, ids=kernel_id)
-def test_bfs_kernel_trees_are_valid(cases, kernel_case, threads):
+def test_bfs_kernel_trees_are_valid(cases, kernel_case, threads, built_by):
     name, tunables = kernel_case
     with numba_threads(threads):
         for case in cases:
-            kernel = kernels.get("bfs", "cpu", name)(case.graph, **tunables)
+            kernel = kernels.get("bfs", "cpu", name)(case.graphs[built_by], **tunables)
             for root in case.roots:
                 parents = kernel.search(root)
                 assert parents.dtype == np.int64 and parents.shape == (case.num_vertices,)
@@ -146,13 +149,14 @@ def test_bfs_kernel_trees_are_valid(cases, kernel_case, threads):
                 assert sum(level["frontier"] for level in kernel.trace) == np.count_nonzero(parents >= 0)
 
 
+@pytest.mark.parametrize("built_by", ["build_csr", "kernel-1"])
 @pytest.mark.parametrize("threads", THREADS)
 @pytest.mark.parametrize("kernel_case", SSSP_KERNELS, ids=kernel_id)
-def test_sssp_kernel_trees_are_valid_and_exact(cases, dijkstra_distances, kernel_case, threads):
+def test_sssp_kernel_trees_are_valid_and_exact(cases, dijkstra_distances, kernel_case, threads, built_by):
     name, tunables = kernel_case
     with numba_threads(threads):
         for case in cases:
-            kernel = kernels.get("sssp", "cpu", name)(case.graph, **tunables)
+            kernel = kernels.get("sssp", "cpu", name)(case.graphs[built_by], **tunables)
             for root in case.roots:
                 parents, distances = kernel.search(root)
                 assert parents.dtype == np.int64 and distances.dtype == np.float32
@@ -162,8 +166,8 @@ def test_sssp_kernel_trees_are_valid_and_exact(cases, dijkstra_distances, kernel
 
 def test_delta_stepping_grows_its_buffers_and_searches_again():
     case = fixture_case(FIXTURES[-1])
-    reference = kernels.get("sssp", "cpu", "dijkstra")(case.graph)
-    kernel = kernels.get("sssp", "cpu", "delta-stepping")(case.graph, fusion_edges=0)
+    reference = kernels.get("sssp", "cpu", "dijkstra")(case.graphs["build_csr"])
+    kernel = kernels.get("sssp", "cpu", "delta-stepping")(case.graphs["build_csr"], fusion_edges=0)
     kernel.room = 1 / 1024  # buffers of 2 entries: the first searches stop and start again
     for root in case.roots:
         parents, distances = kernel.search(root)
@@ -175,7 +179,7 @@ def test_delta_stepping_grows_its_buffers_and_searches_again():
 def test_delta_stepping_redoes_a_round_that_lost_an_update():
     """Two threads improved v at once and the larger word landed last: the round is classified again."""
     case = small_cases()[-1]
-    kernel = sssp_delta_stepping.DeltaSteppingSSSP(case.graph, delta=1.0)
+    kernel = sssp_delta_stepping.DeltaSteppingSSSP(case.graphs["build_csr"], delta=1.0)
     workspace, buffers = kernel._workspace(), kernel.buffers
     root, v = (int(kernel.rows.new_label[label]) for label in (0, 5))
     parents, distances = np.empty(case.num_vertices, dtype=np.int64), np.empty(case.num_vertices, dtype=np.float32)
@@ -201,15 +205,16 @@ def test_defaults_are_the_fast_kernels():
 def test_traces_describe_each_level():
     case = fixture_case(FIXTURES[-1])
     root = case.roots[0]
-    bfs = kernels.get("bfs", "cpu", "direction-optimizing")(case.graph, alpha=2.0)
+    bfs = kernels.get("bfs", "cpu", "direction-optimizing")(case.graphs["build_csr"], alpha=2.0)
     bfs.search(root)
     directions = [level["direction"] for level in bfs.trace]
     assert directions[0] == "top-down" and "bottom-up" in directions
     assert all(level["edges_examined"] >= 0 and level["seconds"] >= 0 for level in bfs.trace)
-    top_down = kernels.get("bfs", "cpu", "top-down")(case.graph)
+    graph = case.graphs["build_csr"]
+    top_down = kernels.get("bfs", "cpu", "top-down")(graph)
     reached = top_down.search(root) >= 0
-    assert sum(level["edges_examined"] for level in top_down.trace) == np.diff(case.graph.offsets)[reached].sum()
-    sssp = kernels.get("sssp", "cpu", "delta-stepping")(case.graph)
+    assert sum(level["edges_examined"] for level in top_down.trace) == np.diff(graph.offsets)[reached].sum()
+    sssp = kernels.get("sssp", "cpu", "delta-stepping")(case.graphs["build_csr"])
     parents, _ = sssp.search(root)
     assert [entry["bucket"] for entry in sssp.trace] == sorted(entry["bucket"] for entry in sssp.trace)
     assert sum(entry["frontier"] for entry in sssp.trace) >= np.count_nonzero(parents >= 0)
@@ -218,18 +223,18 @@ def test_traces_describe_each_level():
 def test_numa_domains_come_from_the_os_or_the_caller():
     assert bfs_numa_bottom_up.detected_numa_domains() >= 1
     case = small_cases()[-1]
-    kernel = kernels.get("bfs", "cpu", "numa-bottom-up")(case.graph, numa_domains=4)
+    kernel = kernels.get("bfs", "cpu", "numa-bottom-up")(case.graphs["build_csr"], numa_domains=4)
     assert kernel.layout.copies == 4
     with pytest.raises(ValueError):
-        kernels.get("bfs", "cpu", "numa-bottom-up")(case.graph, numa_domains=0)
+        kernels.get("bfs", "cpu", "numa-bottom-up")(case.graphs["build_csr"], numa_domains=0)
 
 
 def test_bad_tunables_are_refused():
     case = small_cases()[1]
     with pytest.raises(ValueError):
-        kernels.get("bfs", "cpu", "direction-optimizing")(case.graph, policy="sideways")
+        kernels.get("bfs", "cpu", "direction-optimizing")(case.graphs["build_csr"], policy="sideways")
     with pytest.raises(ValueError):
-        kernels.get("sssp", "cpu", "delta-stepping")(case.graph, delta=0.0)
+        kernels.get("sssp", "cpu", "delta-stepping")(case.graphs["build_csr"], delta=0.0)
     unweighted = build_csr(np.array([0]), np.array([1]), 2)
     with pytest.raises(ValueError):
         kernels.get("sssp", "cpu", "delta-stepping")(unweighted)

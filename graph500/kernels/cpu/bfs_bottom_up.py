@@ -23,7 +23,9 @@ visited bitmap's starting value, with the vertices that have no edge already
 set (they are never scanned), and the edge count before each word (to cut
 the threads' ranges).
 
-Tunables: ``reorder`` (default True: degree ordering; False keeps the labels).
+Tunables: ``reorder`` (default True) for a graph built with its original
+labels: True renumbers it by degree, False keeps the labels. A graph from the
+CPU backend's kernel 1 is degree-ordered already and taken as it is.
 """
 
 import time

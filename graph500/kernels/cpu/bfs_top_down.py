@@ -12,7 +12,8 @@ lands. A dedupe-by-owner pass then keeps ``(v, u)`` only where
 exactly once), and the kept vertices of all buffers, concatenated, are the
 next frontier.
 
-Data structures: CSR; ``parent`` (int64, -1 unvisited); a visited bitmap,
+Data structures: CSR (under kernel 1's labels, degree-ordered in a run:
+parents are mapped back); ``parent`` (int64, -1 unvisited); a visited bitmap,
 updated after each level and read before ``parent`` (it fits in cache, the
 parent array does not); the frontier queue (int64); the per-thread buffers:
 one pair of scratch arrays (vertex, claimer), thread t's range starting at
@@ -34,6 +35,7 @@ from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
     WORD_SHIFT, balanced_bounds, bit_of, bitmap_words, has_bit, new_parents, set_bits, trace_entry,
 )
+from graph500.kernels.cpu.reorder import relabel
 
 PARALLEL_EDGES = 1 << 15
 
@@ -170,13 +172,14 @@ class TopDownBFS:
     backend = "cpu"
 
     def __init__(self, graph, parallel_edges=PARALLEL_EDGES):
-        self.graph = graph
+        self.graph = relabel(graph, reorder=False)
         self.parallel_edges = parallel_edges
         self.buffers = TopDownBuffers(graph.num_vertices, graph.neighbors.dtype)
         self.trace = []
 
     def search(self, root):
         graph = self.graph
+        root = int(graph.new_label[root])
         parent = new_parents(graph.num_vertices, root)
         frontier = np.array([root], dtype=np.int64)
         frontier_edges = graph.offsets[root + 1] - graph.offsets[root]
@@ -191,4 +194,4 @@ class TopDownBFS:
                                                       self.parallel_edges)
             self.trace.append(trace_entry("top-down", frontier.shape[0], frontier_edges, time.perf_counter() - start))
             frontier, frontier_edges = next_frontier, next_edges
-        return parent
+        return graph.parents_to_original(parent)

@@ -4,6 +4,11 @@ Semantics: every tuple (u, v) with u != v gives the directed entries u->v and
 v->u; self-loops are dropped; of duplicate entries one is kept, with the
 minimum weight; every row is sorted by neighbour. The result is canonical:
 any correct builder (the GPU's sort-based one included) yields the same arrays.
+Optionally the vertices are renamed on the way (``new_label``): buckets stay
+ranges of original labels (so a renaming that gathers the hubs does not
+unbalance them), neighbours are written under their new labels, and each
+row's result is placed at its new label: the graph comes out renumbered, rows
+sorted by new label, for the cost of a few lookups per entry.
 
 Algorithm: bucket partition, then a radix sort inside each bucket, parallel
 with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
@@ -24,8 +29,9 @@ with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
    compacted at the front of the bucket's region, and writes each row's
    unique degree into ``offsets``.
 4. Gather. A prefix sum of the unique degrees gives ``offsets``; each bucket's
-   kept keys are one contiguous block of the result, copied in parallel and
-   split into neighbour and weight.
+   rows are copied, in parallel over buckets, to their places in the result
+   (one contiguous block per bucket without renaming), split into neighbour
+   and weight.
 
 Data structures: ``counts[chunk, bucket]`` (int64); ``keys`` (uint64) and
 ``rows`` (the neighbour dtype), one slot per directed entry, grouped by bucket;
@@ -71,27 +77,35 @@ _WEIGHT_MASK = np.uint64(0xFFFFFFFF)
 _INFINITY_BITS = np.uint64(0x7F800000)  # larger patterns: NaN or a sign bit (negative, -0.0)
 
 
-def build_csr(src, dst, num_vertices, weights=None):
+def build_csr(src, dst, num_vertices, weights=None, new_label=None):
     """Build the undirected CSR graph of the tuples ``(src[i], dst[i])`` with labels in ``[0, num_vertices)``.
 
     ``weights``: float32 per tuple, non-negative (+0.0 to +inf), or None.
+    ``new_label``: None, or a permutation of the labels (int64): the graph is
+    then built with vertex v renamed ``new_label[v]`` (its rows sorted by new
+    label), at almost no extra cost.
     Raises ValueError for labels out of range, bad weights or mismatched lengths.
     """
     num_vertices, src, dst, weight_bits = _checked_inputs(src, dst, num_vertices, weights)
+    if new_label is None:
+        new_label = np.empty(0, dtype=np.int64)
+    elif new_label.shape != (num_vertices,):
+        raise ValueError(f"new_label must have one entry per vertex, got shape {new_label.shape}")
     weighted = weights is not None
     key_shift = _WEIGHT_KEY_SHIFT if weighted else _NO_WEIGHT_KEY_SHIFT
     bucket_shift = _bucket_shift(src.shape[0], num_vertices)
-    keys, rows, bucket_begin = _partition(src, dst, weight_bits, weighted, num_vertices, bucket_shift, key_shift)
+    keys, rows, bucket_begin = _partition(src, dst, weight_bits, weighted, new_label, num_vertices, bucket_shift,
+                                          key_shift)
 
     offsets = np.zeros(num_vertices + 1, dtype=np.int64)
     digit_bits, num_digits = _neighbor_digits(num_vertices)
-    _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, offsets)
+    _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, offsets, new_label)
     del rows  # before the result is allocated (see the memory note)
     np.cumsum(offsets, out=offsets)
 
     neighbors = np.empty(offsets[-1], dtype=neighbor_dtype(num_vertices))
     result_weight_bits = np.empty(offsets[-1] if weighted else 0, dtype=np.uint32)
-    _gather(keys, bucket_begin, offsets, bucket_shift, key_shift, weighted, neighbors, result_weight_bits)
+    _gather(keys, bucket_begin, offsets, bucket_shift, key_shift, weighted, new_label, neighbors, result_weight_bits)
     return CSRGraph(num_vertices, offsets, neighbors, result_weight_bits.view(np.float32) if weighted else None)
 
 
@@ -124,7 +138,7 @@ def _checked_inputs(src, dst, num_vertices, weights):
     return num_vertices, src, dst, weights.view(np.uint32)
 
 
-def _partition(src, dst, weight_bits, weighted, num_vertices, bucket_shift, key_shift):
+def _partition(src, dst, weight_bits, weighted, new_label, num_vertices, bucket_shift, key_shift):
     """Steps 1 and 2: ``(keys, rows, bucket_begin)``, every directed entry in its row's bucket region."""
     num_buckets = max(1, (num_vertices + (1 << bucket_shift) - 1) >> bucket_shift)
     num_chunks = max(1, min(src.shape[0], CHUNKS_PER_THREAD * numba.get_num_threads()))
@@ -138,7 +152,8 @@ def _partition(src, dst, weight_bits, weighted, num_vertices, bucket_shift, key_
     keys = np.empty(bucket_begin[-1], dtype=np.uint64)
     rows = np.empty(bucket_begin[-1], dtype=neighbor_dtype(num_vertices))
     bad_weights = np.zeros(num_chunks, dtype=np.int64)
-    _scatter_entries(src, dst, weight_bits, weighted, bucket_shift, key_shift, cursors, keys, rows, bad_weights)
+    _scatter_entries(src, dst, weight_bits, weighted, new_label, bucket_shift, key_shift, cursors, keys, rows,
+                     bad_weights)
     if bad_weights.any():
         raise ValueError(f"{bad_weights.sum()} weights are negative, -0.0 or NaN")
     return keys, rows, bucket_begin
@@ -172,6 +187,12 @@ def _chunk_bounds(chunk, num_chunks, num_tuples):
     return chunk * num_tuples // num_chunks, (chunk + 1) * num_tuples // num_chunks
 
 
+@numba.njit(inline="always", cache=True)
+def _renamed(vertex, new_label):
+    """The label the graph is built with: ``new_label[vertex]``, or the vertex itself without renaming."""
+    return new_label[vertex] if new_label.shape[0] > 0 else vertex
+
+
 @numba.njit(parallel=True, cache=True)
 def _count_entries(src, dst, num_vertices, bucket_shift, counts, out_of_range):
     """Step 1: ``counts[chunk, bucket]`` += directed entries of the chunk whose row is in the bucket."""
@@ -199,7 +220,8 @@ def _place(row, key, bucket_shift, cursor, keys, rows):
 
 
 @numba.njit(parallel=True, cache=True)
-def _scatter_entries(src, dst, weight_bits, weighted, bucket_shift, key_shift, cursors, keys, rows, bad_weights):
+def _scatter_entries(src, dst, weight_bits, weighted, new_label, bucket_shift, key_shift, cursors, keys, rows,
+                     bad_weights):
     """Step 2: write every directed entry as (key, row) at its chunk's cursor in its row's bucket."""
     num_chunks = cursors.shape[0]
     for chunk in numba.prange(num_chunks):
@@ -213,8 +235,8 @@ def _scatter_entries(src, dst, weight_bits, weighted, bucket_shift, key_shift, c
             bits = np.uint64(weight_bits[i]) if weighted else np.uint64(0)
             if bits > _INFINITY_BITS:
                 bad_weights[chunk] += 1
-            _place(u, (np.uint64(v) << key_shift) | bits, bucket_shift, cursor, keys, rows)
-            _place(v, (np.uint64(u) << key_shift) | bits, bucket_shift, cursor, keys, rows)
+            _place(u, (np.uint64(_renamed(v, new_label)) << key_shift) | bits, bucket_shift, cursor, keys, rows)
+            _place(v, (np.uint64(_renamed(u, new_label)) << key_shift) | bits, bucket_shift, cursor, keys, rows)
 
 
 @numba.njit(inline="always", cache=True)
@@ -245,12 +267,13 @@ def _counting_sort_pass(keys, rows, out_keys, out_rows, by_row, digit_shift, dig
 
 
 @numba.njit(cache=True)
-def _write_unique(sorted_keys, row_ends, key_shift, out, degrees, first_vertex):
+def _write_unique(sorted_keys, row_ends, key_shift, out, degrees, first_vertex, new_label):
     """Keep one key per (row, neighbour), the smallest (minimum weight), compacted at the front of ``out``.
 
     Row r of the bucket is ``sorted_keys[row_ends[r - 1]:row_ends[r]]``; its
-    kept keys are counted in ``degrees[first_vertex + r + 1]``. ``out`` may be
-    ``sorted_keys``: the write position never passes the read position.
+    kept keys are counted in ``degrees[v + 1]``, v the row's vertex under its
+    new label. ``out`` may be ``sorted_keys``: the write position never passes
+    the read position.
     """
     kept = 0
     row_begin = 0
@@ -263,12 +286,12 @@ def _write_unique(sorted_keys, row_ends, key_shift, out, degrees, first_vertex):
             else:
                 out[kept] = key
                 kept += 1
-        degrees[first_vertex + r + 1] = kept - first_kept
+        degrees[_renamed(first_vertex + r, new_label) + 1] = kept - first_kept
         row_begin = row_ends[r]
 
 
 @numba.njit(cache=True)
-def _sort_bucket(region, rows, first_vertex, num_rows, key_shift, digit_bits, num_digits, degrees):
+def _sort_bucket(region, rows, first_vertex, num_rows, key_shift, digit_bits, num_digits, degrees, new_label):
     """Sort one bucket by (row, neighbour) and deduplicate it; the kept keys go to the front of ``region``.
 
     LSD radix sort: ``num_digits`` passes over the neighbour's digits, then one
@@ -283,11 +306,11 @@ def _sort_bucket(region, rows, first_vertex, num_rows, key_shift, digit_bits, nu
         keys, other_keys = other_keys, keys
         rows, other_rows = other_rows, rows
     row_ends = _counting_sort_pass(keys, rows, other_keys, other_rows, True, key_shift, digit_mask, first_vertex, num_rows)
-    _write_unique(other_keys, row_ends, key_shift, region, degrees, first_vertex)
+    _write_unique(other_keys, row_ends, key_shift, region, degrees, first_vertex, new_label)
 
 
 @numba.njit(parallel=True, cache=True)
-def _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, degrees):
+def _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, degrees, new_label):
     """Step 3, parallel over buckets."""
     num_vertices = degrees.shape[0] - 1
     for bucket in numba.prange(bucket_begin.shape[0] - 1):
@@ -295,20 +318,23 @@ def _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits,
         num_rows = min(1 << bucket_shift, num_vertices - first_vertex)
         begin = bucket_begin[bucket]
         end = bucket_begin[bucket + 1]
-        _sort_bucket(keys[begin:end], rows[begin:end], first_vertex, num_rows, key_shift, digit_bits, num_digits, degrees)
+        _sort_bucket(keys[begin:end], rows[begin:end], first_vertex, num_rows, key_shift, digit_bits, num_digits, degrees,
+                     new_label)
 
 
 @numba.njit(parallel=True, cache=True)
-def _gather(keys, bucket_begin, offsets, bucket_shift, key_shift, weighted, neighbors, weight_bits):
-    """Step 4: copy each bucket's compacted keys to its rows' place in the result, split into neighbour and weight."""
+def _gather(keys, bucket_begin, offsets, bucket_shift, key_shift, weighted, new_label, neighbors, weight_bits):
+    """Step 4: copy each bucket's compacted rows to their places in the result, split into neighbour and weight."""
     num_vertices = offsets.shape[0] - 1
     for bucket in numba.prange(bucket_begin.shape[0] - 1):
         first_vertex = bucket << bucket_shift
-        last_vertex = min(first_vertex + (1 << bucket_shift), num_vertices)
         source = bucket_begin[bucket]
-        target = offsets[first_vertex]
-        for j in range(offsets[last_vertex] - target):
-            key = keys[source + j]
-            neighbors[target + j] = key >> key_shift
-            if weighted:
-                weight_bits[target + j] = key & _WEIGHT_MASK
+        for vertex in range(first_vertex, min(first_vertex + (1 << bucket_shift), num_vertices)):
+            row = _renamed(vertex, new_label)
+            target = offsets[row]
+            for j in range(offsets[row + 1] - target):
+                key = keys[source + j]
+                neighbors[target + j] = key >> key_shift
+                if weighted:
+                    weight_bits[target + j] = key & _WEIGHT_MASK
+            source += offsets[row + 1] - target

@@ -1,9 +1,9 @@
-"""Degree ordering, part of kernel 1: relabel vertices by decreasing degree; map results back.
+"""Degree ordering, part of kernel 1: vertices renumbered by decreasing degree; results mapped back.
 
 Vertices are renumbered so that label 0 has the largest degree (ties keep
-their original order), and each row is rebuilt with its neighbours sorted by
-new label, hubs first. For SSSP each row is also split: neighbours over edges
-lighter than a bound first, then the others, each part sorted.
+their original order), and each row lists its neighbours sorted by new label,
+hubs first. For SSSP each row is also split: neighbours over edges lighter
+than a bound first, then the others, each part still sorted.
 
 Why it pays (Balaji and Lucia, "When is Graph Reordering an Optimization?",
 IISWC 2018): in a Kronecker graph most edge endpoints are a few hubs. With
@@ -13,55 +13,193 @@ bottom-up step more often finds a parent at the first neighbour it checks;
 and the vertices without edges gather at the end, where bottom-up steps skip
 whole bitmap words.
 
-Algorithm: a transpose, O(edges), no sort. The graph is undirected, so row r
-of the new graph lists the u whose rows list r. Scanning the new labels u in
-increasing order and appending u to the rows of its neighbours therefore
-fills every row in sorted order. Each thread scans a range of u with equal
-edge counts and owns, in every row, the slots of its range's entries
-(counted in a first pass): no atomics.
+Two ways to the renumbered graph, both O(edges) and sort-free:
 
-Data structures: ``order`` (new label -> original label), ``new_label``
-(its inverse); per thread and row, entry counts turned into cursors.
+* `degree_ordered_graph`, the CPU backend's kernel 1: each vertex's degree
+  is counted from the tuples (self-loops left out, duplicates counted), then
+  `build_csr` builds the graph directly under the new labels. The kernels
+  take this graph as it is, so BFS and SSSP share it.
+* `relabel` of a graph built with its original labels (kernels used on their
+  own, as in the tests and benchmarks): a transpose by the degrees of the
+  built graph. The graph is undirected, so row r of the new graph lists the u
+  whose rows list r; scanning the new labels u in increasing order and
+  appending u to the rows of its neighbours fills every row in sorted order.
+  Each thread scans a range of u with equal edge counts and owns, in every
+  row, the slots of its range's entries (counted in a first pass): no atomics.
 
-Tunables: the order itself (``degree_order``, or the identity for no
-reordering).
+The split for SSSP (`Relabeled.split_rows`) is a stable partition of each
+row, in parallel over rows.
+
+Data structures: ``order`` (new label -> original label), ``new_label`` (its
+inverse); the degree count keeps one int64 counter per vertex per task (at
+most ``DEGREE_COUNT_TASKS``); the transpose keeps per thread and row entry
+counts, turned into cursors.
+
+Tunables: whether a kernel renumbers a graph built with its original labels
+(its ``reorder`` option); ``DEGREE_COUNT_TASKS``.
 """
 
 import numba
 import numpy as np
 
+from graph500.kernels.cpu.build import build_csr
 from graph500.kernels.cpu.frontier import balanced_bounds
 
-
-def degree_order(offsets):
-    """``order[new] = original``: vertices by decreasing degree, ties in original order."""
-    return np.argsort(-np.diff(offsets), kind="stable")
+DEGREE_COUNT_TASKS = 8  # bounds the counters to 64 bytes a vertex, a quarter of the edge list's size
 
 
-def relabel(graph, reorder=True, weighted=False, split_below=np.inf):
-    """The kernels' view of ``graph``: `Relabeled` by degree order, or by the identity when not ``reorder``."""
-    order = degree_order(graph.offsets) if reorder else np.arange(graph.num_vertices)
-    return Relabeled(graph.offsets, graph.neighbors, graph.weights if weighted else None, order, split_below)
+def degree_ordered_graph(src, dst, num_vertices, weights=None):
+    """Kernel 1, renumbered: the `Relabeled` CSR graph of the tuples, vertices by decreasing tuple degree.
+
+    Raises ValueError as `build_csr` does.
+    """
+    degrees = _tuple_degrees(np.ascontiguousarray(src, dtype=np.int64), np.ascontiguousarray(dst, dtype=np.int64),
+                             int(num_vertices), min(numba.get_num_threads(), DEGREE_COUNT_TASKS))
+    order = by_decreasing_degree(degrees)
+    new_label = inverse_permutation(order)
+    graph = build_csr(src, dst, num_vertices, weights, new_label=new_label)
+    return Relabeled(graph.offsets, graph.neighbors, graph.weights, order, new_label)
 
 
-@numba.njit(inline="always", cache=True)
-def _is_heavy(weights, k, split_below):
-    return weights.shape[0] > 0 and weights[k] >= split_below
+def relabel(graph, reorder=True, split_below=np.inf):
+    """The kernels' view of ``graph`` as a `Relabeled` graph, rows split at ``split_below`` (for SSSP).
+
+    A graph that kernel 1 renumbered already is taken as it is. Another is
+    renumbered by degree when ``reorder``, else viewed under its own labels
+    (no copy).
+    """
+    if isinstance(graph, Relabeled):
+        rows = graph
+    elif reorder:
+        rows = _transpose(graph, by_decreasing_degree(np.diff(graph.offsets)))
+    else:
+        rows = Relabeled(graph.offsets, graph.neighbors, graph.weights, None, None)
+    return rows.split_rows(split_below) if split_below < np.inf else rows
+
+
+class Relabeled:
+    """A CSR graph under the labelling ``order`` (new -> original; None: the original labels).
+
+    Attributes: ``num_vertices``, ``offsets``, ``light_end`` (end of each
+    row's light part: the row's end until `split_rows`), ``neighbors``,
+    ``weights`` (float32 or None), ``order`` and ``new_label`` (int64
+    permutations; ``arange`` when not renumbered), ``renumbered``.
+    """
+
+    def __init__(self, offsets, neighbors, weights, order, new_label, light_end=None):
+        self.num_vertices = offsets.shape[0] - 1
+        self.offsets, self.neighbors, self.weights = offsets, neighbors, weights
+        self.renumbered = order is not None
+        self.order = order if self.renumbered else np.arange(self.num_vertices)
+        self.new_label = new_label if self.renumbered else self.order
+        self.light_end = offsets[1:] if light_end is None else light_end
+
+    @property
+    def num_edges(self):
+        return int(self.neighbors.shape[0])
+
+    def split_rows(self, split_below):
+        """A copy whose rows list the neighbours over edges lighter than ``split_below`` first."""
+        neighbors = np.empty_like(self.neighbors)
+        weights = np.empty_like(self.weights)
+        light_end = np.empty(self.num_vertices, dtype=np.int64)
+        _split_rows(self.offsets, self.neighbors, self.weights, np.float32(split_below), neighbors, weights, light_end)
+        return Relabeled(self.offsets, neighbors, weights, self.order if self.renumbered else None, self.new_label,
+                         light_end)
+
+    def values_to_original(self, values):
+        """Per-vertex ``values`` indexed by original label."""
+        if not self.renumbered:
+            return values
+        original = np.empty_like(values)
+        original[self.order] = values
+        return original
+
+    def parents_to_original(self, parent):
+        """Parents in original labels (int64, -1 unreached) from ``parent`` in new labels."""
+        if not self.renumbered:
+            return parent
+        original = np.empty(parent.shape[0], dtype=np.int64)
+        _map_parents(self.order, parent, original)
+        return original
+
+
+def by_decreasing_degree(degrees):
+    """``order[new] = original``: vertices by decreasing degree, ties in original order (a counting sort)."""
+    return _counting_sort_decreasing(np.ascontiguousarray(degrees, dtype=np.int64))
+
+
+def inverse_permutation(order):
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.shape[0])
+    return inverse
 
 
 @numba.njit(parallel=True, cache=True)
-def _count_or_scatter(scatter, offsets, neighbors, weights, order, new_label, task_bounds, split_below, cursors,
-                      new_neighbors, new_weights):
-    """Count: ``cursors[t, r, heavy]`` += entries that task t's labels put in row r's light (heavy) part.
+def _tuple_degrees(src, dst, num_vertices, num_tasks):
+    """Tuples at each vertex, self-loops and labels out of range left out: per-task counters, then summed."""
+    counts = np.zeros((num_tasks, num_vertices), dtype=np.int64)
+    for task in numba.prange(num_tasks):
+        for i in range(task * src.shape[0] // num_tasks, (task + 1) * src.shape[0] // num_tasks):
+            u = src[i]
+            v = dst[i]
+            if u != v and 0 <= u < num_vertices and 0 <= v < num_vertices:
+                counts[task, u] += 1
+                counts[task, v] += 1
+    degrees = np.zeros(num_vertices, dtype=np.int64)
+    for vertex in numba.prange(num_vertices):
+        for task in range(num_tasks):
+            degrees[vertex] += counts[task, vertex]
+    return degrees
+
+
+@numba.njit(cache=True)
+def _counting_sort_decreasing(degrees):
+    max_degree = degrees.max() if degrees.shape[0] else 0
+    next_slot = np.zeros(max_degree + 2, dtype=np.int64)
+    for degree in degrees:
+        next_slot[max_degree - degree + 1] += 1
+    for bin_index in range(max_degree + 1):
+        next_slot[bin_index + 1] += next_slot[bin_index]
+    order = np.empty(degrees.shape[0], dtype=np.int64)
+    for vertex in range(degrees.shape[0]):
+        slot = next_slot[max_degree - degrees[vertex]]
+        next_slot[max_degree - degrees[vertex]] = slot + 1
+        order[slot] = vertex
+    return order
+
+
+def _transpose(graph, order):
+    """`Relabeled` under ``order`` of a CSR graph built with its original labels."""
+    n = graph.num_vertices
+    new_label = inverse_permutation(order)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.diff(graph.offsets)[order], out=offsets[1:])
+    weights = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float32)
+    task_bounds = balanced_bounds(offsets, numba.get_num_threads())
+    cursors = np.zeros((task_bounds.shape[0] - 1, n), dtype=np.int64)
+    neighbors = np.empty_like(graph.neighbors)
+    new_weights = np.empty_like(weights)
+    for scatter in (False, True):
+        _count_or_scatter(scatter, graph.offsets, graph.neighbors, weights, order, new_label, task_bounds, cursors,
+                          neighbors, new_weights)
+        if not scatter:
+            _starts(offsets, cursors)
+    return Relabeled(offsets, neighbors, new_weights if graph.weights is not None else None, order, new_label)
+
+
+@numba.njit(parallel=True, cache=True)
+def _count_or_scatter(scatter, offsets, neighbors, weights, order, new_label, task_bounds, cursors, new_neighbors,
+                      new_weights):
+    """Count: ``cursors[t, r]`` += entries that task t's labels put in row r.
     Scatter: write them at the cursors (made starts by `_starts`), advancing them."""
     for task in numba.prange(task_bounds.shape[0] - 1):
         for u in range(task_bounds[task], task_bounds[task + 1]):
             original = order[u]
             for k in range(offsets[original], offsets[original + 1]):
                 r = new_label[neighbors[k]]
-                part = np.int64(_is_heavy(weights, k, split_below))
-                slot = cursors[task, r, part]
-                cursors[task, r, part] = slot + 1
+                slot = cursors[task, r]
+                cursors[task, r] = slot + 1
                 if scatter:
                     new_neighbors[slot] = u
                     if weights.shape[0] > 0:
@@ -69,57 +207,35 @@ def _count_or_scatter(scatter, offsets, neighbors, weights, order, new_label, ta
 
 
 @numba.njit(cache=True)
-def _starts(new_offsets, cursors, light_end):
-    """Turn counts into each task's first slot in each row part; ``light_end[r]`` ends row r's light part."""
-    num_tasks = cursors.shape[0]
+def _starts(new_offsets, cursors):
+    """Turn counts into each task's first slot in each row."""
     for r in range(new_offsets.shape[0] - 1):
         slot = new_offsets[r]
-        for part in range(2):
-            for task in range(num_tasks):
-                count = cursors[task, r, part]
-                cursors[task, r, part] = slot
-                slot += count
-            if part == 0:
-                light_end[r] = slot
+        for task in range(cursors.shape[0]):
+            count = cursors[task, r]
+            cursors[task, r] = slot
+            slot += count
 
 
-class Relabeled:
-    """A CSR graph (``weights`` None or float32) under the labelling ``order`` (new -> original), rows split
-    at ``split_below``.
-
-    Attributes: ``num_vertices``, ``offsets``, ``light_end`` (end of each
-    row's light part), ``neighbors``, ``weights`` (None when unweighted),
-    ``order``, ``new_label``.
-    """
-
-    def __init__(self, offsets, neighbors, weights, order, split_below=np.inf):
-        n = offsets.shape[0] - 1
-        self.num_vertices = n
-        self.order = np.ascontiguousarray(order, dtype=np.int64)
-        self.new_label = np.empty(n, dtype=np.int64)
-        self.new_label[self.order] = np.arange(n)
-        self.offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.diff(offsets)[self.order], out=self.offsets[1:])
-        weighted = weights is not None
-        weights = weights if weighted else np.empty(0, dtype=np.float32)
-        task_bounds = balanced_bounds(self.offsets, numba.get_num_threads())
-        cursors = np.zeros((task_bounds.shape[0] - 1, n, 2), dtype=np.int64)
-        split = np.float32(split_below)
-        self.neighbors = np.empty_like(neighbors)
-        new_weights = np.empty(neighbors.shape[0] if weighted else 0, dtype=np.float32)
-        self.light_end = np.empty(n, dtype=np.int64)
-        for scatter in (False, True):
-            _count_or_scatter(scatter, offsets, neighbors, weights, self.order, self.new_label, task_bounds, split,
-                              cursors, self.neighbors, new_weights)
-            if not scatter:
-                _starts(self.offsets, cursors, self.light_end)
-        self.weights = new_weights if weighted else None
-
-    def parents_to_original(self, parent):
-        """Parents in original labels (int64, -1 unreached) from ``parent`` in new labels."""
-        original = np.empty(parent.shape[0], dtype=np.int64)
-        _map_parents(self.order, parent, original)
-        return original
+@numba.njit(parallel=True, cache=True)
+def _split_rows(offsets, neighbors, weights, split_below, out_neighbors, out_weights, light_end):
+    """Stable partition of every row: entries lighter than ``split_below`` first; ``light_end[r]`` ends them."""
+    for row in numba.prange(offsets.shape[0] - 1):
+        light = offsets[row]
+        for k in range(offsets[row], offsets[row + 1]):
+            if weights[k] < split_below:
+                light += 1
+        light_end[row] = light
+        next_light, next_heavy = offsets[row], light
+        for k in range(offsets[row], offsets[row + 1]):
+            if weights[k] < split_below:
+                out_neighbors[next_light] = neighbors[k]
+                out_weights[next_light] = weights[k]
+                next_light += 1
+            else:
+                out_neighbors[next_heavy] = neighbors[k]
+                out_weights[next_heavy] = weights[k]
+                next_heavy += 1
 
 
 @numba.njit(parallel=True, cache=True)

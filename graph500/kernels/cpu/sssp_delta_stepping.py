@@ -55,7 +55,8 @@ sweep in ``benchmarks/cpu_kernels.py --sweep`` on Graph500 graphs, whose
 shortest paths are short: most distances are below 0.1), ``fusion_edges``
 (rounds with fewer edges run on one thread; default 2^14), ``round_edges``
 (edges per thread between two verifications, the size of the request
-buffers; default 2^20), ``reorder`` (default True: degree ordering).
+buffers; default 2^20), ``reorder`` (default True: degree ordering of a graph
+built with its original labels; kernel 1's graph is degree-ordered already).
 
 Numba notes: the jitted functions share the workspace as one reference (a
 StructRef) and all per-thread work goes through one parallel loop
@@ -551,7 +552,7 @@ class DeltaSteppingSSSP:
         self.delta = float(delta)
         self.ring = int(np.ceil(max_weight / self.delta)) + RING_SLACK
         self.fusion_edges, self.round_edges = int(fusion_edges), max(1, int(round_edges))
-        rows = relabel(graph, reorder, weighted=True, split_below=self.delta)
+        rows = relabel(graph, reorder, split_below=self.delta)
         self.row_bounds = np.empty((graph.num_vertices + 1, 2), dtype=np.int64)
         self.row_bounds[:, 0] = rows.offsets
         self.row_bounds[:-1, 1] = rows.light_end

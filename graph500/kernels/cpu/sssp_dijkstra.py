@@ -6,7 +6,8 @@ distance is stale is skipped. Distances are float32 and every candidate is
 formed as ``float32(dist[u] + w)``, so each settled vertex satisfies the
 validator's exact rule ``dist[v] == dist[parent[v]] + w``.
 
-Data structures: CSR with float32 weights; ``dist`` (float32, +inf unreached),
+Data structures: CSR with float32 weights (degree-ordered when kernel 1
+made it so: results are mapped back); ``dist`` (float32, +inf unreached),
 ``parent`` (int64, -1 unreached); the heap as parallel arrays of keys and
 vertices, grown by doubling.
 
@@ -18,6 +19,7 @@ import numba
 import numpy as np
 
 from graph500.kernels import register
+from graph500.kernels.cpu.reorder import relabel
 
 
 @numba.njit(inline="always", cache=True)
@@ -87,11 +89,11 @@ class DijkstraSSSP:
     def __init__(self, graph):
         if graph.weights is None:
             raise ValueError("SSSP needs a weighted graph")
-        self.graph = graph
+        self.graph = relabel(graph, reorder=False)
 
     def search(self, root):
         graph = self.graph
         parent = np.full(graph.num_vertices, -1, dtype=np.int64)
         dist = np.full(graph.num_vertices, np.inf, dtype=np.float32)
-        dijkstra(graph.offsets, graph.neighbors, graph.weights, root, parent, dist)
-        return parent, dist
+        dijkstra(graph.offsets, graph.neighbors, graph.weights, graph.new_label[root], parent, dist)
+        return graph.parents_to_original(parent), graph.values_to_original(dist)
