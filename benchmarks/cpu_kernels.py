@@ -2,9 +2,12 @@
 
     python benchmarks/cpu_kernels.py [--scale 20] [--roots 16] [--sweep] [--threads N]
 
-Builds the reference graph (edgefactor 16, seeds 2 and 3) once, takes the
-reference's search keys, and for each kernel: builds it (its own kernel-1
-work, timed), runs one untimed warm-up search, then one search per key, each
+Builds the reference graph (edgefactor 16, seeds 2 and 3) once with its
+original labels (``build_csr``), takes the reference's search keys, and for
+each kernel: builds it (its own kernel-1 work, timed: the degree ordering, so
+that ``reorder=False`` shows what the ordering is worth; in a run, the CPU
+backend's kernel 1 orders the graph once for both kernels, see
+``pipeline.py``), runs one untimed warm-up search, then one search per key, each
 validated (outside the timing). Prints one table for BFS, with ratios to the
 simple ``top-down`` kernel, and one for SSSP, with ratios to the serial
 ``dijkstra``, both measured in the same run. Wall time and CPU time

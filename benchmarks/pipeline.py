@@ -4,7 +4,11 @@
 
 Runs the steps of a CPU run on the reference graph (edgefactor 16, seeds 2
 and 3) after a warm-up that compiles everything, and prints, per step, the
-best of ``--repeat`` wall times beside two baselines:
+best of ``--repeat`` wall times beside two baselines. Construction is shown
+twice: ``build_csr`` alone (the CSR of the tuples, as the reference's kernel
+1 makes it) and what a run reports as ``construction_time`` (the CPU
+backend's kernel 1, which also orders the vertices by degree, plus both
+default kernels' set-up, which the spec charges to construction). Baselines:
 
 * the Graph500 reference program (v3.0.0, 2 MPI ranks) at SCALE 20 on the
   2-core development machine, as measured when the project began (issue 2):
@@ -26,6 +30,7 @@ from tabulate import tabulate
 from graph500 import kernels, stats
 from graph500.generators import kronecker, mrg
 from graph500.generators.roots import incident_vertices, search_keys
+from graph500.kernels.cpu.backend import Backend
 from graph500.kernels.cpu.build import build_csr
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
 
@@ -60,6 +65,12 @@ def skip_per_edge_seconds(scale, sample=200_000):
     return (time.perf_counter() - start) * num_edges / sample
 
 
+def kernel_1_as_run(src, dst, num_vertices, weights):
+    """What a run's ``construction_time`` covers: the CPU backend's kernel 1 and both default kernels' set-up."""
+    graph = Backend().build(src, dst, num_vertices, weights)
+    return {kind: kernels.get(kind, "cpu")(graph) for kind in ("bfs", "sssp")}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=int, default=20)
@@ -70,19 +81,22 @@ def main():
 
     warm = kronecker.generate_edges(6, 4)
     build_csr(warm[0], warm[1], 64, warm[2])
+    kernel_1_as_run(*warm[:2], 64, warm[2])
     generation, (src, dst, weights) = best_time(args.repeat, kronecker.generate_edges, args.scale, 16, 2, 3)
-    construction, graph = best_time(args.repeat, build_csr, src, dst, num_vertices, weights)
+    construction, _ = best_time(args.repeat, build_csr, src, dst, num_vertices, weights)
+    as_run, graph = best_time(args.repeat, kernel_1_as_run, src, dst, num_vertices, weights)
     roots, _ = search_keys(args.scale, 2, 3, incident_vertices(src, dst, num_vertices), args.roots)
     setup, validation_graph = best_time(1, ValidationGraph.from_edges, src, dst, num_vertices, weights)
 
     rows = [
         ["generation", generation, REFERENCE_SCALE20["generation"], f"{num_edges / generation:.3g} edges/s"],
-        ["construction", construction, REFERENCE_SCALE20["construction"], ""],
+        ["construction (build_csr)", construction, REFERENCE_SCALE20["construction"], ""],
+        ["construction_time of a run", as_run, REFERENCE_SCALE20["construction"], "degree-ordered, kernels' set-up"],
         ["validation set-up (once)", setup, None, ""],
     ]
     teps = {}
     for kind, validate in (("bfs", validate_bfs), ("sssp", validate_sssp)):
-        kernel = kernels.get(kind, "cpu")(graph)
+        kernel = graph[kind]
         name = kernel.name
         output = kernel.search(int(roots[0]))  # warm-up
         times, nedges, validation_times = [], [], []
