@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections import deque
 
+import numba
 import numpy as np
 import pytest
 
@@ -498,3 +499,32 @@ def test_engines_report_the_same_fault(seed, kind):
                 outcome.append((error.rule, error.vertex, error.edge))
         outcomes.append(outcome)
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("threads", sorted({1, numba.config.NUMBA_NUM_THREADS}))
+@pytest.mark.parametrize("weighted", [True, False])
+def test_graph_groups_tuples_stably_by_each_endpoint(threads, weighted):
+    rng = np.random.default_rng(11)
+    src, dst = rng.integers(0, 50, 3000), rng.integers(0, 50, 3000)
+    dst[::7] = src[::7]
+    weights = rng.random(3000, dtype=np.float32) if weighted else None
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        vg = ValidationGraph.from_edges(src, dst, 60, weights)
+    finally:
+        numba.set_num_threads(previous)
+    keep = src != dst
+    by_src = np.argsort(src[keep], kind="stable")
+    np.testing.assert_array_equal(vg.src, src[keep][by_src])
+    np.testing.assert_array_equal(vg.dst, dst[keep][by_src])
+    np.testing.assert_array_equal(vg.src_offsets, np.concatenate([[0], np.cumsum(np.bincount(vg.src, minlength=60))]))
+    dst_offsets, src_by_dst, weights_by_dst = vg.incoming()
+    by_dst = np.argsort(vg.dst, kind="stable")
+    np.testing.assert_array_equal(src_by_dst, vg.src[by_dst])
+    np.testing.assert_array_equal(dst_offsets, np.concatenate([[0], np.cumsum(np.bincount(vg.dst, minlength=60))]))
+    if weighted:
+        np.testing.assert_array_equal(vg.weights, weights[keep][by_src])
+        np.testing.assert_array_equal(weights_by_dst, vg.weights[by_dst])
+    else:
+        assert vg.weights is None and weights_by_dst is None

@@ -3,8 +3,9 @@
 The checks take NumPy or CuPy arrays and use `array_module` to pick the
 library, with only operations both libraries have (take, boolean scatter,
 comparisons, any/argmax, cumsum, bincount).  The Numba helpers here
-(`counting_sort_order`, `chunk_start`, `chunk_count`, `earliest_per_rule`)
-serve the fused passes in `bfs` and `sssp`, which run on NumPy arrays only.
+(`group_by_key`, a parallel stable counting sort that prepares the graph from
+NumPy arrays, and `chunk_start`, `chunk_count`, `earliest_per_rule`) serve
+the fused passes in `bfs` and `sssp`, which run on NumPy arrays only.
 
 `ValidationGraph` is built once per graph and holds what no search changes:
 the input tuples with self-loops dropped (self-loops are ignored by every
@@ -51,6 +52,7 @@ except ImportError:
 from ..errors import ValidationError
 
 ENGINES = ("auto", "numba", "generic")
+GROUPING_TASKS = 8  # bounds the grouping's per-task counters to 64 bytes a vertex
 
 
 def array_module(*arrays):
@@ -114,16 +116,18 @@ class ValidationGraph:
     grouping by second endpoint, for the fused Numba passes.
     """
 
-    def __init__(self, src, dst, weights, num_vertices):
-        """Take tuples already without self-loops and grouped by first endpoint."""
+    def __init__(self, src, dst, weights, num_vertices, src_offsets=None):
+        """Take tuples already without self-loops and grouped by first endpoint (and their offsets, if known)."""
         self.src = src
         self.dst = dst
         self.weights = weights
         self.num_vertices = num_vertices
         xp = array_module(src)
-        self.first_endpoint_counts = xp.bincount(src, minlength=num_vertices).astype(numpy.int64)
-        self.src_offsets = xp.zeros(num_vertices + 1, dtype=numpy.int64)
-        self.src_offsets[1:] = xp.cumsum(self.first_endpoint_counts)
+        if src_offsets is None:
+            src_offsets = xp.zeros(num_vertices + 1, dtype=numpy.int64)
+            src_offsets[1:] = xp.cumsum(xp.bincount(src, minlength=num_vertices))
+        self.src_offsets = src_offsets
+        self.first_endpoint_counts = xp.diff(src_offsets)
         self._incoming = None
 
     @classmethod
@@ -142,15 +146,26 @@ class ValidationGraph:
                          or int(src.max()) >= num_vertices or int(dst.max()) >= num_vertices):
             raise ValueError(f"edge endpoints must lie in [0, {num_vertices})")
         index_dtype = numpy.int32 if num_vertices <= 2**31 else numpy.int64
+        if xp is numpy:
+            return cls._from_host_edges(src, dst, num_vertices, weights, index_dtype)
         keep = src != dst
         src = src[keep].astype(index_dtype, copy=False)
         dst = dst[keep].astype(index_dtype, copy=False)
-        order = stable_order(src, num_vertices)
+        order = xp.argsort(src)  # CuPy's argsort is stable
         if weights is not None:
             weights = xp.take(weights[keep].astype(numpy.float32, copy=False), order)
-        graph = cls(xp.take(src, order), xp.take(dst, order), weights, num_vertices)
-        if xp is numpy:
-            graph.incoming()  # the fused Numba passes need it: build it before any search
+        return cls(xp.take(src, order), xp.take(dst, order), weights, num_vertices)
+
+    @classmethod
+    def _from_host_edges(cls, src, dst, num_vertices, weights, index_dtype):
+        """`from_edges` for NumPy arrays: parallel counting sorts, and the grouping by second endpoint too
+        (the fused Numba passes need it: built before any search)."""
+        weights = None if weights is None else weights.astype(numpy.float32, copy=False)
+        src_offsets, dst_by_src, weights_by_src = group_by_key(src, dst, weights, num_vertices, index_dtype)
+        src_by_src = numpy.empty(dst_by_src.shape[0], dtype=index_dtype)
+        fill_keys(src_offsets, src_by_src)
+        graph = cls(src_by_src, dst_by_src, weights_by_src, num_vertices, src_offsets)
+        graph.incoming()
         return graph
 
     def incoming(self):
@@ -161,9 +176,11 @@ class ValidationGraph:
         weights_by_dst[...] (None without weights).  Built on first use (by
         `from_edges` for NumPy arrays, where the Numba passes are the default).
         """
-        if self._incoming is None:
+        if self._incoming is None and array_module(self.dst) is numpy:
+            self._incoming = group_by_key(self.dst, self.src, self.weights, self.num_vertices, self.src.dtype)
+        elif self._incoming is None:
             xp = array_module(self.dst)
-            order = stable_order(self.dst, self.num_vertices)
+            order = xp.argsort(self.dst)  # stable
             dst_offsets = xp.zeros(self.num_vertices + 1, dtype=numpy.int64)
             dst_offsets[1:] = xp.cumsum(xp.bincount(self.dst, minlength=self.num_vertices))
             weights_by_dst = None if self.weights is None else xp.take(self.weights, order)
@@ -179,29 +196,66 @@ class ValidationGraph:
         return int((self.first_endpoint_counts * reached).sum())
 
 
-def stable_order(keys, num_vertices):
-    """The permutation that sorts vertex labels `keys`, keeping equal keys in input order.
+def group_by_key(keys, others, weights, num_vertices, index_dtype):
+    """The tuples (keys[i], others[i]) with keys[i] != others[i], stably grouped by key (NumPy, in parallel).
 
-    A Numba counting sort for NumPy arrays; CuPy's argsort, which is stable.
+    Returns (offsets, others grouped, weights grouped or None when `weights` is None).
     """
-    if array_module(keys) is numpy:
-        return counting_sort_order(keys, num_vertices)
-    return array_module(keys).argsort(keys)
+    weighted = weights is not None
+    weights = weights if weighted else numpy.empty(0, dtype=numpy.float32)
+    num_tasks = min(numba.get_num_threads(), GROUPING_TASKS)
+    per_task = numpy.zeros((num_tasks, num_vertices), dtype=numpy.int64)
+    _count_keys(keys, others, per_task)
+    offsets = numpy.zeros(num_vertices + 1, dtype=numpy.int64)
+    numpy.cumsum(per_task.sum(axis=0), out=offsets[1:])
+    grouped_others = numpy.empty(offsets[-1], dtype=index_dtype)
+    grouped_weights = numpy.empty(offsets[-1] if weighted else 0, dtype=numpy.float32)
+    _scatter_by_key(keys, others, weights, offsets, per_task, grouped_others, grouped_weights)
+    return offsets, grouped_others, grouped_weights if weighted else None
 
 
-@numba.njit(cache=True)
-def counting_sort_order(keys, num_vertices):
-    """Stable counting sort of vertex labels: the permutation as an int64 array."""
-    next_slot = numpy.zeros(num_vertices + 1, dtype=numpy.int64)
-    for key in keys:
-        next_slot[key + 1] += 1
-    for vertex in range(num_vertices):
-        next_slot[vertex + 1] += next_slot[vertex]
-    order = numpy.empty(keys.shape[0], dtype=numpy.int64)
-    for index in range(keys.shape[0]):
-        order[next_slot[keys[index]]] = index
-        next_slot[keys[index]] += 1
-    return order
+@numba.njit(inline="always", cache=True)
+def _task_range(task, num_tasks, length):
+    return task * length // num_tasks, (task + 1) * length // num_tasks
+
+
+@numba.njit(parallel=True, cache=True)
+def _count_keys(keys, others, per_task):
+    """per_task[t, v]: tuples of task t's range with key v (self-loops left out)."""
+    num_tasks = per_task.shape[0]
+    for task in numba.prange(num_tasks):
+        begin, end = _task_range(task, num_tasks, keys.shape[0])
+        for i in range(begin, end):
+            if keys[i] != others[i]:
+                per_task[task, keys[i]] += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def _scatter_by_key(keys, others, weights, offsets, per_task, grouped_others, grouped_weights):
+    """Turn the counts into each task's first slot per key, then place every tuple: a stable counting sort."""
+    num_tasks = per_task.shape[0]
+    for vertex in numba.prange(per_task.shape[1]):
+        slot = offsets[vertex]
+        for task in range(num_tasks):
+            count = per_task[task, vertex]
+            per_task[task, vertex] = slot
+            slot += count
+    for task in numba.prange(num_tasks):
+        begin, end = _task_range(task, num_tasks, keys.shape[0])
+        for i in range(begin, end):
+            if keys[i] != others[i]:
+                slot = per_task[task, keys[i]]
+                per_task[task, keys[i]] = slot + 1
+                grouped_others[slot] = others[i]
+                if grouped_weights.shape[0] > 0:
+                    grouped_weights[slot] = weights[i]
+
+
+@numba.njit(parallel=True, cache=True)
+def fill_keys(offsets, out):
+    """out[offsets[v]:offsets[v + 1]] = v for every vertex v."""
+    for vertex in numba.prange(offsets.shape[0] - 1):
+        out[offsets[vertex]:offsets[vertex + 1]] = vertex
 
 
 def check_parents(kernel, vg, root, parents):
