@@ -1,10 +1,11 @@
 """Kernel 2, ``top-down``: level-synchronous parallel top-down BFS with per-thread queue buffers.
 
 Algorithm: the top-down step of Beamer, Asanovic and Patterson, "Direction-
-Optimizing Breadth-First Search" (SC 2012), run at every level. The frontier
-(a queue) is cut into one slice per thread, each with the same number of
-edges. Each thread scans its slice's adjacency lists and claims every
-unvisited neighbour ``v`` of ``u`` by writing ``parent[v] = u`` and appending
+Optimizing Breadth-First Search" (SC 2012), run at every level. The edges of
+the frontier (a queue), taken in order, are cut into one equal share per
+thread, cutting through adjacency lists where needed (in a Kronecker graph
+one hub can hold most of a small frontier's edges). Each thread scans its
+share and claims every unvisited neighbour ``v`` of ``u`` by writing ``parent[v] = u`` and appending
 the pair ``(v, u)`` to its own buffer: no atomic operation, no shared counter.
 Two threads may race for one ``v``; both append it, and exactly one write
 lands. A dedupe-by-owner pass then keeps ``(v, u)`` only where
@@ -33,7 +34,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    WORD_SHIFT, balanced_bounds, bit_of, bitmap_words, has_bit, new_parents, set_bits, trace_entry,
+    WORD_SHIFT, bit_of, bitmap_words, first_at_least, has_bit, new_parents, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -41,19 +42,37 @@ PARALLEL_EDGES = 1 << 15
 
 
 @numba.njit(inline="always", cache=True)
-def _claim_slice(offsets, neighbors, frontier, begin, end, visited, parent, found_vertex, found_claimer, slot):
-    """Claim the unvisited neighbours of ``frontier[begin:end]``, appending (v, u) from ``slot``;
-    returns the end slot."""
-    for i in range(begin, end):
+def _claim_edges(offsets, neighbors, frontier, edge_prefix, begin, end, visited, parent, found_vertex, found_claimer,
+                 slot):
+    """Claim the unvisited neighbours over the frontier's edges ``begin:end`` (in the order of ``frontier``,
+    ``edge_prefix`` their prefix sum), appending (v, u) from ``slot``; returns the end slot."""
+    i = first_at_least(edge_prefix, begin + 1) - 1  # the frontier vertex whose list holds edge ``begin``
+    edge = begin
+    while edge < end:
         u = frontier[i]
-        for k in range(offsets[u], offsets[u + 1]):
+        stop = min(end, edge_prefix[i + 1])
+        row_start = offsets[u] - edge_prefix[i]
+        for k in range(row_start + edge, row_start + stop):
             v = neighbors[k]
             if not has_bit(visited, v) and parent[v] == -1:
                 parent[v] = u
                 found_vertex[slot] = v
                 found_claimer[slot] = u
                 slot += 1
+        edge = stop
+        i += 1
     return slot
+
+
+@numba.njit(cache=True)
+def _edge_prefix(offsets, frontier):
+    """``prefix[i]``: edges of ``frontier[:i]``."""
+    prefix = np.empty(frontier.shape[0] + 1, dtype=np.int64)
+    prefix[0] = 0
+    for i in range(frontier.shape[0]):
+        u = frontier[i]
+        prefix[i + 1] = prefix[i] + offsets[u + 1] - offsets[u]
+    return prefix
 
 
 @numba.njit(inline="always", cache=True)
@@ -71,27 +90,31 @@ def _keep_owned(offsets, parent, start, found_vertex, found_claimer, found_count
 
 
 @numba.njit(parallel=True, cache=True)
-def _claim_or_keep(keep, offsets, neighbors, frontier, task_bounds, visited, parent, found_vertex, found_claimer,
+def _claim_or_keep(keep, offsets, neighbors, frontier, edge_prefix, visited, parent, found_vertex, found_claimer,
                    found_counts, kept_edges):
-    """Task t's buffer is ``found_*[t * N:]``. Claim: each task claims from its slice of the frontier;
-    keep: each task keeps its buffer's pairs whose claim landed."""
+    """Task t's buffer is ``found_*[t * N:]``. Claim: each task claims over its equal share of the frontier's
+    edges (a hub's list may be shared by several tasks); keep: each task keeps its buffer's pairs whose claim
+    landed."""
     num_vertices = parent.shape[0]
-    for task in numba.prange(task_bounds.shape[0] - 1):
+    num_tasks = found_counts.shape[0]
+    total = edge_prefix[edge_prefix.shape[0] - 1]
+    for task in numba.prange(num_tasks):
         start = task * num_vertices
         if keep:
             found_counts[task], kept_edges[task] = _keep_owned(offsets, parent, start, found_vertex, found_claimer,
                                                                found_counts[task])
         else:
-            found_counts[task] = _claim_slice(offsets, neighbors, frontier, task_bounds[task],
-                                              task_bounds[task + 1], visited, parent, found_vertex, found_claimer,
-                                              start) - start
+            found_counts[task] = _claim_edges(offsets, neighbors, frontier, edge_prefix, total * task // num_tasks,
+                                              total * (task + 1) // num_tasks, visited, parent, found_vertex,
+                                              found_claimer, start) - start
 
 
 @numba.njit(cache=True)
 def _serial_step(offsets, neighbors, frontier, visited, parent, found_vertex, found_claimer):
     """One thread, no race: every claim lands, the buffer is the next frontier."""
-    count = _claim_slice(offsets, neighbors, frontier, 0, frontier.shape[0], visited, parent, found_vertex,
-                         found_claimer, 0)
+    edge_prefix = _edge_prefix(offsets, frontier)
+    count = _claim_edges(offsets, neighbors, frontier, edge_prefix, 0, edge_prefix[frontier.shape[0]], visited,
+                         parent, found_vertex, found_claimer, 0)
     next_frontier = np.empty(count, dtype=np.int64)
     next_edges = 0
     for j in range(count):
@@ -103,16 +126,11 @@ def _serial_step(offsets, neighbors, frontier, visited, parent, found_vertex, fo
 
 @numba.njit(cache=True)
 def _parallel_step(offsets, neighbors, frontier, visited, parent, found_vertex, found_claimer, num_tasks):
-    edge_prefix = np.empty(frontier.shape[0] + 1, dtype=np.int64)
-    edge_prefix[0] = 0
-    for i in range(frontier.shape[0]):
-        u = frontier[i]
-        edge_prefix[i + 1] = edge_prefix[i] + offsets[u + 1] - offsets[u]
-    task_bounds = balanced_bounds(edge_prefix, num_tasks)
+    edge_prefix = _edge_prefix(offsets, frontier)
     found_counts = np.zeros(num_tasks, dtype=np.int64)
     kept_edges = np.zeros(num_tasks, dtype=np.int64)
     for keep in (False, True):
-        _claim_or_keep(keep, offsets, neighbors, frontier, task_bounds, visited, parent, found_vertex, found_claimer,
+        _claim_or_keep(keep, offsets, neighbors, frontier, edge_prefix, visited, parent, found_vertex, found_claimer,
                        found_counts, kept_edges)
     next_frontier = np.empty(found_counts.sum(), dtype=np.int64)
     slot = 0
