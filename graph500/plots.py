@@ -97,6 +97,11 @@ def _series(runs, kind):
     return {key: sorted(members, key=lambda run: run.scale) for key, members in sorted(groups.items())}
 
 
+def _short(device):
+    """A device description short enough for a legend: its first part when it is long."""
+    return device if len(device) <= 32 else device.split(",")[0]
+
+
 def teps_vs_scale(pyplot, runs):
     """Harmonic-mean TEPS against SCALE, a line per backend/kernel/device, a panel per pass."""
     figure, panels = _pass_axes(pyplot, runs, 6.5)
@@ -105,13 +110,13 @@ def teps_vs_scale(pyplot, runs):
             axis.errorbar([run.scale for run in members],
                           [run.passes[kind].harmonic_mean for run in members],
                           yerr=[run.passes[kind].harmonic_stddev for run in members],
-                          marker="o", capsize=3, label=f"{backend} {kernel} ({device})")
+                          marker="o", capsize=3, label=f"{backend} {kernel} ({_short(device)})")
         axis.set_yscale("log")
         axis.xaxis.get_major_locator().set_params(integer=True)
         axis.set_xlabel("SCALE")
         axis.set_ylabel("harmonic-mean TEPS")
         axis.set_title(f"{PASS_TITLES[kind]}: TEPS against SCALE")
-        axis.legend(fontsize="small")
+        axis.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.15))  # below: labels are long
     return Figure("teps_vs_scale.png", "Harmonic-mean TEPS against SCALE", _png(pyplot, figure))
 
 

@@ -5,11 +5,13 @@ import pathlib
 import subprocess
 import sys
 
+import numba
 import numpy as np
 import pytest
 
 from graph500 import cli, io
 from graph500.generators import kronecker
+from graph500.kernels.cpu.backend import cpu_model
 from graph500.kernels.cpu.build import build_csr
 from graph500.kernels.cpu.bfs_top_down import TopDownBFS
 from graph500.kernels.cpu.sssp_dijkstra import DijkstraSSSP
@@ -53,6 +55,7 @@ def test_run_on_fixture_graph_reports_the_reference_nedge_lines(capsys, tmp_path
     assert list(ours)[:6] == list(reference)[:6]
     assert ours["num_mpi_processes"] == "1"
     assert "validation" in ours and ours["validation"] == "passed"
+    assert ours["device"] == f"{cpu_model()}, {numba.get_num_threads()} Numba threads"
     record = json.loads(record_path.read_text())
     assert len(record["roots"]) == 64 and len(record["bfs"]["times"]) == 64
     assert record["roots"] == np.loadtxt(DATA / f"{name}.roots", dtype=int).tolist()

@@ -7,6 +7,7 @@ the run happens. The harness calls, in order: `check_memory`, `generate`,
 (``graph500.kernels.gpu.backend``) offers the same methods on CuPy arrays.
 """
 
+import platform
 import time
 
 import numpy as np
@@ -30,6 +31,18 @@ def available_memory_bytes():
     except OSError:
         pass
     return None
+
+
+def cpu_model():
+    """The processor's name as the OS gives it (Linux's /proc/cpuinfo), or "CPU" where it cannot tell."""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip() or "CPU"
+    except OSError:
+        pass
+    return platform.processor() or "CPU"
 
 
 def memory_estimate_bytes(scale, edgefactor):
@@ -59,7 +72,7 @@ class Backend:
         """Facts for the report's extensions block."""
         import numba
 
-        return {"device": f"CPU, {numba.get_num_threads()} Numba threads"}
+        return {"device": f"{cpu_model()}, {numba.get_num_threads()} Numba threads"}
 
     def energy_devices(self):
         """PCI bus ids of the GPUs whose energy this run draws (None: every GPU NVML sees)."""
