@@ -25,7 +25,10 @@ cuts the threads' ranges. A vertex's work is taken as 1 + min(degree,
 ``SCAN_EDGES_PER_VERTEX``): most vertices find a parent among their first
 neighbours, so cutting by edges would give one thread the hubs (few
 vertices, many edges, found at once) and the other all the rest; at SCALE 20
-on 2 threads cutting by this work made searches 1.4x faster.
+on 2 threads cutting by this work made direction-optimizing searches 1.4x
+faster. This kernel alone spends its time in the first levels, where the
+frontier is small and most vertices scan their whole list: it cuts by edges
+(``FULL_SCAN``).
 
 Tunables: ``SCAN_EDGES_PER_VERTEX`` (4: from 1 to 4 measured alike, 16 as
 bad as cutting by edges); ``reorder`` (default True) for a graph built with
@@ -48,6 +51,7 @@ from graph500.kernels.cpu.frontier import (
 from graph500.kernels.cpu.reorder import relabel
 
 SCAN_EDGES_PER_VERTEX = 4
+FULL_SCAN = 2**62  # as if every vertex scanned its whole list: the work of levels with small frontiers
 
 
 @numba.njit(cache=True)
@@ -81,12 +85,13 @@ class BottomUpLayout:
     """Per-graph precomputation of the bottom-up step (kernel 1), and its per-search arrays.
 
     ``copies``: frontier bitmap copies, one per NUMA domain (1: no replication).
+    ``scan_edges``: the neighbours a vertex is expected to check (see the module's notes).
     """
 
-    def __init__(self, graph, copies=1):
+    def __init__(self, graph, copies=1, scan_edges=SCAN_EDGES_PER_VERTEX):
         num_vertices = graph.num_vertices
         self.words = bitmap_words(num_vertices)
-        self.word_work_prefix = _word_work_prefix(graph.offsets, self.words, SCAN_EDGES_PER_VERTEX)
+        self.word_work_prefix = _word_work_prefix(graph.offsets, self.words, scan_edges)
         self.no_edge_bitmap = _no_edge_bitmap(graph.offsets)
         self.copies = copies
         self.bitmaps = {}
@@ -217,7 +222,7 @@ class BottomUpBFS:
 
     def __init__(self, graph, reorder=True):
         self.graph = relabel(graph, reorder)
-        self.layout = BottomUpLayout(self.graph)
+        self.layout = BottomUpLayout(self.graph, scan_edges=FULL_SCAN)
         self.trace = []
 
     def search(self, root):
