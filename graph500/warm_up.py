@@ -66,7 +66,10 @@ def _start_pipeline_worker(backend, validate):
         return None
     worker = multiprocessing.get_context("spawn").Process(
         target=_pipeline_group, args=(backend, validate), name="graph500-warm-up", daemon=True)
-    worker.start()
+    try:
+        worker.start()
+    except OSError:  # no new process allowed here (limits, sandbox): compile everything in this one
+        return None
     return worker
 
 

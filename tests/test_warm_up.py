@@ -53,6 +53,15 @@ def test_no_worker_on_one_core_or_without_the_jit(monkeypatch):
     assert warm_up._start_pipeline_worker(Backend(), validate=True) is None
 
 
+def test_no_worker_where_no_process_can_start(monkeypatch):
+    def refuse(self):
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(warm_up.multiprocessing.context.SpawnProcess, "start", refuse)
+    monkeypatch.setattr(warm_up, "_usable_cores", lambda: 8)
+    assert warm_up._start_pipeline_worker(Backend(), validate=True) is None
+
+
 def test_searches_start_at_the_hub_of_a_weighted_graph():
     searched = []
 
