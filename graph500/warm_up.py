@@ -2,31 +2,37 @@
 
 Numba compiles a jitted function at its first call and, with ``cache=True``,
 keeps the machine code on disk for later runs. A whole CPU run calls about
-30 s worth of compilation on a 2-core machine the first time, and loads it
-from the cache in under a second afterwards; the GPU backend's NVRTC kernels
-are cached by CuPy the same way. The warm-up makes those first calls on small
-inputs, in two independent groups:
+40 s worth of compilation on the 2-core development machine the first time,
+and loads it from the cache in about a second afterwards; the GPU backend's
+NVRTC kernels are cached by CuPy the same way. The warm-up makes those first
+calls on small inputs, in independent parts (the compile seconds measured
+there in brackets, which the schedule uses as weights; on a machine with
+less load the total was nearer 40 s):
 
-* pipeline: the Kronecker generator and kernel 1 on a SCALE-6 graph, the
-  search-key choice, and (when the run validates) the validator on a star
-  graph, whose BFS and SSSP trees are known without searching;
-* searches: the chosen BFS and SSSP kernels, built and run from the
+* ``generate``: the Kronecker generator on a SCALE-6 graph and the search-key
+  choice (7 s);
+* ``build``: kernel 1 on a small R-MAT edge list made with NumPy (10 s);
+* ``validate``: the validator on a star graph, whose BFS and SSSP trees are
+  known without searching (8 s);
+* ``bfs`` and ``sssp``: the chosen kernel, built and run from the
   highest-degree vertex of a small skewed R-MAT graph made with NumPy by
-  `simple_csr`. It needs neither the generator nor kernel 1, so it does not
-  wait for the pipeline group.
+  `simple_csr`, handed over as the backend's kernel 1 would
+  (``backend.from_host_csr``) (7 s and 11 s).
 
-On the CPU, with more than one core and Numba's JIT on, a spawned worker
-process runs the pipeline group while this process runs the searches group,
-so a cold cache fills about twice as fast. This process then runs the
-pipeline group itself, which loads what the worker cached. Each group is
-complete on its own: a worker that fails or cannot write the cache only
-costs the time it would have saved.
+No part needs another's compiled code, so on the CPU, with several cores and
+Numba's JIT on, they are spread over this process and up to four spawned
+workers (the split with the smallest largest share), and a cold cache fills
+in the time of that share: about 22 s instead of 43 on 2 cores, about 12 s
+with 5 or more. This process then runs every part itself, loading
+what the workers cached. Each part is complete on its own: a worker that
+fails or cannot write the cache only costs the time it would have saved.
 
-Tunables: ``PIPELINE_SCALE`` and ``SEARCH_SCALE`` (large enough that the
+Tunables: ``GENERATE_SCALE`` and ``SEARCH_SCALE`` (large enough that the
 direction-optimizing BFS goes bottom-up and delta-stepping fills several
-buckets; small enough to take milliseconds).
+buckets; small enough to take milliseconds), ``STAR_LEAVES``.
 """
 
+import itertools
 import multiprocessing
 import os
 
@@ -37,40 +43,63 @@ from graph500.generators.roots import search_keys
 from graph500.kernels.graph import simple_csr
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
 
-PIPELINE_SCALE = 6
+GENERATE_SCALE = 6
 SEARCH_SCALE = 12
 STAR_LEAVES = 64
+WORKER_START = 1  # seconds a spawned worker takes to start and import
 
 
-def warm_up(backend, make_bfs, make_sssp=None, validate=True):
+def warm_up(backend, bfs_kernel, sssp_kernel=None, validate=True):
     """Compile (or load from the caches) what a run on ``backend`` calls.
 
-    ``make_bfs(graph)`` and ``make_sssp(graph)`` build the run's kernels with
-    its options; ``make_sssp`` is None for a run without SSSP.
+    ``bfs_kernel`` and ``sssp_kernel``: the run's ``(kernel class, options)``;
+    ``sssp_kernel`` is None for a run without SSSP.
     """
-    worker = _start_pipeline_worker(backend, validate)
+    parts = _parts(backend, bfs_kernel, sssp_kernel, validate)
+    shares = schedule(parts, _worker_processes(backend, len(parts)))
+    workers = [worker for worker in map(_start_worker, shares[1:]) if worker is not None]
     try:
-        _searches_group(backend, make_bfs, make_sssp)
-        if worker is not None:
+        _run_parts(shares[0])
+        for worker in workers:
             worker.join()
     finally:
-        if worker is not None and worker.is_alive():
-            worker.terminate()
-    _pipeline_group(backend, validate)
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+    _run_parts(parts)
 
 
-def _start_pipeline_worker(backend, validate):
-    """The spawned process running the pipeline group, or None where it would not help."""
+def _parts(backend, bfs_kernel, sssp_kernel, validate):
+    """``(weight, function, arguments)`` of each part; weights are compile seconds measured on 2 cores."""
+    parts = [(7, _generate_part, (backend,)), (10, _build_part, (backend,)), (7, _search_part, (backend, *bfs_kernel))]
+    if sssp_kernel is not None:
+        parts.append((11, _search_part, (backend, *sssp_kernel)))
+    if validate:
+        parts.append((8, _validate_part, (backend,)))
+    return parts
+
+
+def schedule(parts, processes):
+    """``processes`` lists of parts, the first for this process, with the smallest largest load; a worker's
+    load counts ``WORKER_START`` more (spawning and imports). Exhaustive: there are at most 5^5 ways."""
+    processes = max(1, min(processes, len(parts)))
+
+    def largest_load(assignment):
+        loads = [WORKER_START if process else 0 for process in range(processes)]
+        for part, process in zip(parts, assignment):
+            loads[process] += part[0]
+        return max(loads)
+
+    best = min(itertools.product(range(processes), repeat=len(parts)), key=largest_load)
+    return [[part for part, process in zip(parts, best) if process == share] for share in range(processes)]
+
+
+def _worker_processes(backend, num_parts):
+    """How many processes share the parts: 1 (this one alone) where workers would not help."""
     jit_on = os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0")
-    if backend.name != "cpu" or not jit_on or _usable_cores() < 2:
-        return None
-    worker = multiprocessing.get_context("spawn").Process(
-        target=_pipeline_group, args=(backend, validate), name="graph500-warm-up", daemon=True)
-    try:
-        worker.start()
-    except OSError:  # no new process allowed here (limits, sandbox): compile everything in this one
-        return None
-    return worker
+    if backend.name != "cpu" or not jit_on:
+        return 1
+    return max(1, min(_usable_cores(), num_parts))
 
 
 def _usable_cores():
@@ -79,17 +108,37 @@ def _usable_cores():
     return os.cpu_count() or 1
 
 
-def _pipeline_group(backend, validate):
-    src, dst, weights = backend.generate(PIPELINE_SCALE, 4, 1, 1)
-    num_vertices = 1 << PIPELINE_SCALE
-    backend.build(src, dst, num_vertices, weights)
-    search_keys(PIPELINE_SCALE, 1, 1, backend.incident_vertices(src, dst, num_vertices), 4)
-    if validate:
-        _validate_star(backend.xp)
+def _start_worker(share):
+    """A spawned process running ``share``, or None where none may start (then this process compiles it)."""
+    worker = multiprocessing.get_context("spawn").Process(target=_run_parts, args=(share,), name="graph500-warm-up",
+                                                          daemon=True)
+    try:
+        worker.start()
+    except OSError:  # no new process allowed here (limits, sandbox)
+        return None
+    return worker
 
 
-def _validate_star(xp):
+def _run_parts(parts):
+    for _, function, arguments in parts:
+        function(*arguments)
+
+
+def _generate_part(backend):
+    src, dst, _ = backend.generate(GENERATE_SCALE, 4, 1, 1)
+    has_edge = backend.incident_vertices(src, dst, 1 << GENERATE_SCALE)
+    search_keys(GENERATE_SCALE, 1, 1, has_edge, 4)
+
+
+def _build_part(backend):
+    src, dst, weights = rmat.generate_rmat(GENERATE_SCALE, 4, seed=1)
+    backend.build(*(backend.xp.asarray(array) for array in (src, dst)), 1 << GENERATE_SCALE,
+                  backend.xp.asarray(weights))
+
+
+def _validate_part(backend):
     """Validate the BFS and SSSP trees of a weighted star (centre 0, one isolated vertex)."""
+    xp = backend.xp
     num_vertices = STAR_LEAVES + 2
     leaves = np.arange(1, STAR_LEAVES + 1, dtype=np.int64)
     weights = (leaves / (STAR_LEAVES + 1)).astype(np.float32)
@@ -102,12 +151,9 @@ def _validate_star(xp):
     validate_sssp(graph, 0, xp.asarray(parents), xp.asarray(distances))
 
 
-def _searches_group(backend, make_bfs, make_sssp):
+def _search_part(backend, kernel_class, options):
+    """Build ``kernel_class(graph, **options)`` on the skewed graph and search from its hub."""
     src, dst, weights = rmat.generate_rmat(SEARCH_SCALE, 16, seed=1)
     host_graph = simple_csr(src, dst, 1 << SEARCH_SCALE, weights)
-    graph = type(host_graph)(host_graph.num_vertices, *(backend.xp.asarray(array) for array in
-                                                        (host_graph.offsets, host_graph.neighbors, host_graph.weights)))
-    hub = int(np.argmax(np.diff(host_graph.offsets)))
-    make_bfs(graph).search(hub)
-    if make_sssp is not None:
-        make_sssp(graph).search(hub)
+    kernel = kernel_class(backend.from_host_csr(host_graph), **options)
+    kernel.search(int(np.argmax(np.diff(host_graph.offsets))))

@@ -1,4 +1,4 @@
-"""The warm-up compiles everything a CPU run calls, and its worker process does its share."""
+"""The warm-up compiles everything a CPU run calls, and its worker processes do their shares."""
 
 import subprocess
 import sys
@@ -6,6 +6,7 @@ import sys
 import numpy as np
 
 from graph500 import warm_up
+from graph500.kernels import get
 from graph500.kernels.cpu.backend import Backend
 
 # In a fresh interpreter: count the compiled signatures of every Numba function of the package after the
@@ -38,19 +39,42 @@ def test_a_run_compiles_nothing_after_the_warm_up():
     assert result.stdout.split() == ["0"], f"compiled after the warm-up: {result.stdout}"
 
 
-def test_the_pipeline_worker_runs_its_group_in_a_spawned_process():
-    worker = warm_up._start_pipeline_worker(Backend(), validate=True)
-    assert worker is not None, "a 2-core machine with the JIT on should use the worker"
-    worker.join(timeout=600)
-    assert worker.exitcode == 0
+def cpu_parts(validate=True, sssp=True):
+    return warm_up._parts(Backend(), (get("bfs", "cpu"), {}), (get("sssp", "cpu"), {}) if sssp else None, validate)
 
 
-def test_no_worker_on_one_core_or_without_the_jit(monkeypatch):
+def test_parts_cover_the_run():
+    names = [function.__name__ for _, function, _ in cpu_parts()]
+    assert names == ["_generate_part", "_build_part", "_search_part", "_search_part", "_validate_part"]
+    assert len(cpu_parts(validate=False, sssp=False)) == 3
+
+
+def test_schedule_gives_each_part_once_with_the_smallest_largest_share():
+    parts = [(weight, str(index), ()) for index, weight in enumerate([7, 10, 7, 11, 8])]
+    assert warm_up.schedule(parts, 1) == [parts]
+    two = warm_up.schedule(parts, 2)
+    assert sorted(part[1] for share in two for part in share) == ["0", "1", "2", "3", "4"]
+    loads = [sum(part[0] for part in share) for share in two]
+    assert loads == [22, 21]  # 7 + 7 + 8 here; 10 + 11 and a worker's start (1) in the worker
+    assert [len(share) for share in warm_up.schedule(parts, 8)] == [1] * 5
+
+
+def test_workers_run_their_shares_in_spawned_processes():
+    shares = warm_up.schedule(cpu_parts(), 3)
+    workers = [warm_up._start_worker(share) for share in shares[1:]]
+    for worker in workers:
+        worker.join(timeout=600)
+    assert [worker.exitcode for worker in workers] == [0, 0]
+
+
+def test_one_process_on_one_core_without_the_jit_or_on_the_gpu(monkeypatch):
     monkeypatch.setattr(warm_up, "_usable_cores", lambda: 1)
-    assert warm_up._start_pipeline_worker(Backend(), validate=True) is None
+    assert warm_up._worker_processes(Backend(), 5) == 1
     monkeypatch.setattr(warm_up, "_usable_cores", lambda: 8)
+    assert warm_up._worker_processes(Backend(), 5) == 5
+    assert warm_up._worker_processes(type("GPU", (), {"name": "gpu"})(), 5) == 1
     monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
-    assert warm_up._start_pipeline_worker(Backend(), validate=True) is None
+    assert warm_up._worker_processes(Backend(), 5) == 1
 
 
 def test_no_worker_where_no_process_can_start(monkeypatch):
@@ -58,22 +82,21 @@ def test_no_worker_where_no_process_can_start(monkeypatch):
         raise OSError("Resource temporarily unavailable")
 
     monkeypatch.setattr(warm_up.multiprocessing.context.SpawnProcess, "start", refuse)
-    monkeypatch.setattr(warm_up, "_usable_cores", lambda: 8)
-    assert warm_up._start_pipeline_worker(Backend(), validate=True) is None
+    assert warm_up._start_worker([]) is None
 
 
 def test_searches_start_at_the_hub_of_a_weighted_graph():
     searched = []
 
     class Recorder:
-        def __init__(self, graph):
-            self.graph = graph
+        def __init__(self, graph, tag):
+            self.graph, self.tag = graph, tag
 
         def search(self, root):
-            searched.append((self.graph, root))
+            searched.append((self.graph, root, self.tag))
 
-    warm_up._searches_group(Backend(), Recorder, Recorder)
-    (bfs_graph, bfs_root), (sssp_graph, sssp_root) = searched
-    degrees = np.diff(bfs_graph.offsets)
-    assert bfs_root == sssp_root == int(np.argmax(degrees)) and degrees[bfs_root] > 0
-    assert sssp_graph.weights is not None and sssp_graph.weights.dtype == np.float32
+    warm_up._search_part(Backend(), Recorder, {"tag": "options reach the kernel"})
+    [(graph, root, tag)] = searched
+    degrees = np.diff(graph.offsets)
+    assert root == int(np.argmax(degrees)) and degrees[root] > 0 and tag == "options reach the kernel"
+    assert graph.weights is not None and graph.weights.dtype == np.float32

@@ -15,7 +15,7 @@ import numpy as np
 from graph500.errors import Graph500Error
 from graph500.generators import kronecker, rmat, roots
 from graph500.kernels.cpu.build import build_memory_bytes
-from graph500.kernels.cpu.reorder import degree_ordered_graph
+from graph500.kernels.cpu.reorder import Relabeled, degree_ordered_graph
 
 GENERATION_CHUNKS = 32  # progress granularity of edge generation
 RUNTIME_BYTES = 256 << 20  # Python, NumPy, Numba and its compiler, measured at about 250 MB
@@ -108,6 +108,11 @@ class Backend:
     def build(self, src, dst, num_vertices, weights):
         """Kernel 1: the CSR graph, its vertices renumbered by decreasing degree (the kernels map results back)."""
         return degree_ordered_graph(src, dst, num_vertices, weights)
+
+    def from_host_csr(self, graph):
+        """A `CSRGraph` as kernel 1 returns graphs here: renumbered (by the identity, so no copy is made)."""
+        identity = np.arange(graph.num_vertices)
+        return Relabeled(graph.offsets, graph.neighbors, graph.weights, identity, identity)
 
     def incident_vertices(self, src, dst, num_vertices):
         """Host boolean array: vertices with an edge other than a self-loop."""

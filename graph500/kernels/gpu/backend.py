@@ -23,6 +23,7 @@ flags and the report come to the host.
 from graph500.errors import Graph500Error
 from graph500.kernels.gpu import build as gpu_build, generator
 from graph500.kernels.gpu.runtime import cupy
+from graph500.kernels.graph import CSRGraph
 
 # Device bytes per edge tuple at the run's peak, by owner.
 EDGE_LIST_BYTES = 4 + 4 + 4  # int32 labels, float32 weight
@@ -103,6 +104,11 @@ class Backend:
         graph = gpu_build.build_csr(src, dst, num_vertices, weights)
         cupy.cuda.get_current_stream().synchronize()  # construction is timed by the caller's clock
         return graph
+
+    def from_host_csr(self, graph):
+        """A host `CSRGraph` as kernel 1 returns graphs here: on the device."""
+        return CSRGraph(graph.num_vertices, *(cupy.asarray(array) for array in (graph.offsets, graph.neighbors,
+                                                                                graph.weights)))
 
     def incident_vertices(self, src, dst, num_vertices):
         """Host boolean array: vertices with an edge other than a self-loop."""
