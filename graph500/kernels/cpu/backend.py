@@ -3,7 +3,9 @@
 A backend is the small set of steps of the run protocol that depend on where
 the run happens. The harness calls, in order: `check_memory`, `generate`,
 `build` (kernel 1), `incident_vertices` (for the search keys), and
-`timed(search, root)` for each search. The GPU backend
+`timed(search, root)` for each search; the warm-up also uses
+`from_host_csr`, which hands a small graph made without kernel 1 to the
+kernels as kernel 1 would. The GPU backend
 (``graph500.kernels.gpu.backend``) offers the same methods on CuPy arrays.
 """
 
