@@ -201,8 +201,14 @@ def run(config, stdout=None):
     bfs_class = _kernel_class("bfs", backend.name, config.bfs)
     sssp_class = _kernel_class("sssp", backend.name, config.sssp) if config.run_sssp else None
     num_vertices = 1 << config.scale
-    warm_up(backend, (bfs_class, kernel_options(config, bfs_class)),
-            (sssp_class, kernel_options(config, sssp_class)) if sssp_class else None, validate=config.validate)
+    with _progress(config, desc="warm-up (compiles on a first run)", unit="part") as bar:
+        def advance(done, total):
+            bar.total = total
+            bar.update(done - bar.n)
+
+        warm_up(backend, (bfs_class, kernel_options(config, bfs_class)),
+                (sssp_class, kernel_options(config, sssp_class)) if sssp_class else None, validate=config.validate,
+                progress=advance)
 
     with _progress(config, total=config.edgefactor << config.scale, desc="generate", unit="edge", unit_scale=True) as bar:
         start = time.perf_counter()

@@ -49,21 +49,35 @@ STAR_LEAVES = 64
 WORKER_START = 1  # seconds a spawned worker takes to start and import
 
 
-def warm_up(backend, bfs_kernel, sssp_kernel=None, validate=True):
+def warm_up(backend, bfs_kernel, sssp_kernel=None, validate=True, progress=None):
     """Compile (or load from the caches) what a run on ``backend`` calls.
 
     ``bfs_kernel`` and ``sssp_kernel``: the run's ``(kernel class, options)``;
-    ``sssp_kernel`` is None for a run without SSSP.
+    ``sssp_kernel`` is None for a run without SSSP. ``progress(done, total)``,
+    if given, hears of each part done here or in a worker.
     """
     parts = _parts(backend, bfs_kernel, sssp_kernel, validate)
     shares = schedule(parts, _worker_processes(backend, len(parts)))
-    workers = [worker for worker in map(_start_worker, shares[1:]) if worker is not None]
+    started = [(share, _start_worker(share)) for share in shares[1:]]
+    workers = [(share, worker) for share, worker in started if worker is not None]
+    here = shares[0] + [part for share, worker in started if worker is None for part in share]
+    done = 0
+
+    def tell(count):
+        nonlocal done
+        done += count
+        if progress:
+            progress(done, len(parts))
+
     try:
-        _run_parts(shares[0])
-        for worker in workers:
+        for part in here:
+            _run_parts([part])
+            tell(1)
+        for share, worker in workers:
             worker.join()
+            tell(len(share))
     finally:
-        for worker in workers:
+        for _, worker in workers:
             if worker.is_alive():
                 worker.terminate()
     _run_parts(parts)

@@ -100,3 +100,11 @@ def test_searches_start_at_the_hub_of_a_weighted_graph():
     degrees = np.diff(graph.offsets)
     assert root == int(np.argmax(degrees)) and degrees[root] > 0 and tag == "options reach the kernel"
     assert graph.weights is not None and graph.weights.dtype == np.float32
+
+
+def test_progress_hears_of_every_part_once():
+    calls = []
+    warm_up.warm_up(Backend(), (get("bfs", "cpu"), {}), (get("sssp", "cpu"), {}),
+                    progress=lambda done, total: calls.append((done, total)))
+    done = [done for done, _ in calls]
+    assert done == sorted(done) and calls[-1] == (5, 5) and {total for _, total in calls} == {5}
