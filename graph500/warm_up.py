@@ -5,9 +5,8 @@ keeps the machine code on disk for later runs. A whole CPU run calls about
 40 s worth of compilation on the 2-core development machine the first time,
 and loads it from the cache in about a second afterwards; the GPU backend's
 NVRTC kernels are cached by CuPy the same way. The warm-up makes those first
-calls on small inputs, in independent parts (the compile seconds measured
-there in brackets, which the schedule uses as weights; on a machine with
-less load the total was nearer 40 s):
+calls on small inputs, in independent parts (in brackets their compile
+seconds measured there, which the schedule uses as weights):
 
 * ``generate``: the Kronecker generator on a SCALE-6 graph and the search-key
   choice (7 s);
@@ -16,16 +15,18 @@ less load the total was nearer 40 s):
   known without searching (8 s);
 * ``bfs`` and ``sssp``: the chosen kernel, built and run from the
   highest-degree vertex of a small skewed R-MAT graph made with NumPy by
-  `simple_csr`, handed over as the backend's kernel 1 would
+  `simple_csr` and handed over as the backend's kernel 1 would hand it
   (``backend.from_host_csr``) (7 s and 11 s).
 
 No part needs another's compiled code, so on the CPU, with several cores and
 Numba's JIT on, they are spread over this process and up to four spawned
 workers (the split with the smallest largest share), and a cold cache fills
-in the time of that share: about 22 s instead of 43 on 2 cores, about 12 s
-with 5 or more. This process then runs every part itself, loading
-what the workers cached. Each part is complete on its own: a worker that
-fails or cannot write the cache only costs the time it would have saved.
+in the time of that share: measured 23.5 s instead of 26.5 s with the two
+halves of an earlier split on 2 cores, 13.7 s on 16 cores. This process then
+runs every part itself, loading what the workers cached (about 1.7 s in
+all with a warm cache on 2 cores). Each part is complete on its own: a
+worker that fails or cannot write the cache only costs the time it would
+have saved.
 
 Tunables: ``GENERATE_SCALE`` and ``SEARCH_SCALE`` (large enough that the
 direction-optimizing BFS goes bottom-up and delta-stepping fills several
