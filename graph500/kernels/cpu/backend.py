@@ -4,8 +4,9 @@ A backend is the small set of steps of the run protocol that depend on where
 the run happens. The harness calls, in order: `check_memory`, `generate`,
 `build` (kernel 1), `incident_vertices` (for the search keys), and
 `timed(search, root)` for each search; the warm-up also uses
-`from_host_csr`, which hands a small graph made without kernel 1 to the
-kernels as kernel 1 would. The GPU backend
+`edges_from_host` and `from_host_csr`, which hand small edge lists and
+graphs made with NumPy to kernel 1 and the kernels as the generator and
+kernel 1 would. The GPU backend
 (``graph500.kernels.gpu.backend``) offers the same methods on CuPy arrays.
 """
 
@@ -110,6 +111,10 @@ class Backend:
     def build(self, src, dst, num_vertices, weights):
         """Kernel 1: the CSR graph, its vertices renumbered by decreasing degree (the kernels map results back)."""
         return degree_ordered_graph(src, dst, num_vertices, weights)
+
+    def edges_from_host(self, src, dst, weights, num_vertices):
+        """Host edge arrays as `generate` returns them here (int64 labels, float32 weights)."""
+        return src.astype(np.int64, copy=False), dst.astype(np.int64, copy=False), weights
 
     def from_host_csr(self, graph):
         """A `CSRGraph` as kernel 1 returns graphs here: renumbered (by the identity, so no copy is made)."""

@@ -23,7 +23,7 @@ flags and the report come to the host.
 from graph500.errors import Graph500Error
 from graph500.kernels.gpu import build as gpu_build, generator
 from graph500.kernels.gpu.runtime import cupy
-from graph500.kernels.graph import CSRGraph
+from graph500.kernels.graph import CSRGraph, neighbor_dtype
 
 # Device bytes per edge tuple at the run's peak, by owner.
 EDGE_LIST_BYTES = 4 + 4 + 4  # int32 labels, float32 weight
@@ -98,7 +98,12 @@ class Backend:
         from graph500.generators import rmat
 
         a, b, c, d = probabilities
-        return tuple(cupy.asarray(x) for x in rmat.generate_rmat(scale, edgefactor, a=a, b=b, c=c, d=d, seed=seed))
+        return self.edges_from_host(*rmat.generate_rmat(scale, edgefactor, a=a, b=b, c=c, d=d, seed=seed), 1 << scale)
+
+    def edges_from_host(self, src, dst, weights, num_vertices):
+        """Host edge arrays as `generate` returns them here: on the device, labels of the graph's label type."""
+        label = neighbor_dtype(num_vertices)
+        return cupy.asarray(src, dtype=label), cupy.asarray(dst, dtype=label), cupy.asarray(weights)
 
     def build(self, src, dst, num_vertices, weights):
         graph = gpu_build.build_csr(src, dst, num_vertices, weights)
