@@ -65,7 +65,7 @@ def warm_up(backend, bfs_kernel, sssp_kernel=None, validate=True, progress=None)
     """
     parts = _parts(backend, bfs_kernel, sssp_kernel, validate)
     shares = schedule(parts, _worker_processes(backend, len(parts)))
-    started = [(share, _start_worker(share)) for share in shares[1:]]
+    started = [(share, _start_worker(share)) for share in shares[1:] if share]
     workers = [(share, worker) for share, worker in started if worker is not None]
     here = shares[0] + [part for share, worker in started if worker is None for part in share]
     done = 0
