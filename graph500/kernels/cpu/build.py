@@ -318,8 +318,8 @@ def _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits,
         num_rows = min(1 << bucket_shift, num_vertices - first_vertex)
         begin = bucket_begin[bucket]
         end = bucket_begin[bucket + 1]
-        _sort_bucket(keys[begin:end], rows[begin:end], first_vertex, num_rows, key_shift, digit_bits, num_digits, degrees,
-                     new_label)
+        _sort_bucket(keys[begin:end], rows[begin:end], first_vertex, num_rows, key_shift, digit_bits, num_digits,
+                     degrees, new_label)
 
 
 @numba.njit(parallel=True, cache=True)
