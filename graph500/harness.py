@@ -156,9 +156,10 @@ def run_pass(config, backend, kind, kernel, root_list, validation_graph):
             root = int(root)
             output, seconds = backend.timed(kernel.search, root)
             times.append(seconds)
-            if config.trace and trace_levels(kernel) is not None:
-                traces.append(trace_levels(kernel))
-                _print_trace(kind, root, traces[-1])
+            levels = trace_levels(kernel) if config.trace else None
+            if levels is not None:
+                traces.append(levels)
+                _print_trace(kind, root, levels)
             if config.validate:
                 start = time.perf_counter()
                 nedge = validate_output(kind, validation_graph, root, output)

@@ -34,7 +34,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    WORD_SHIFT, bit_of, bitmap_words, first_at_least, has_bit, new_parents, set_bits, trace_entry,
+    WORD_SHIFT, bit_of, bitmap_words, equal_share, first_at_least, has_bit, new_parents, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -97,16 +97,16 @@ def _claim_or_keep(keep, offsets, neighbors, frontier, edge_prefix, visited, par
     landed."""
     num_vertices = parent.shape[0]
     num_tasks = found_counts.shape[0]
-    total = edge_prefix[edge_prefix.shape[0] - 1]
+    total_edges = edge_prefix[edge_prefix.shape[0] - 1]
     for task in numba.prange(num_tasks):
         start = task * num_vertices
         if keep:
             found_counts[task], kept_edges[task] = _keep_owned(offsets, parent, start, found_vertex, found_claimer,
                                                                found_counts[task])
         else:
-            found_counts[task] = _claim_edges(offsets, neighbors, frontier, edge_prefix, total * task // num_tasks,
-                                              total * (task + 1) // num_tasks, visited, parent, found_vertex,
-                                              found_claimer, start) - start
+            begin, end = equal_share(task, num_tasks, total_edges)
+            found_counts[task] = _claim_edges(offsets, neighbors, frontier, edge_prefix, begin, end, visited, parent,
+                                              found_vertex, found_claimer, start) - start
 
 
 @numba.njit(cache=True)

@@ -63,6 +63,7 @@ import operator
 import numba
 import numpy as np
 
+from graph500.kernels.cpu.frontier import equal_share
 from graph500.kernels.graph import CSRGraph, neighbor_dtype
 
 BUCKET_ENTRIES = 1 << 17
@@ -183,11 +184,6 @@ def _write_positions(counts):
 
 
 @numba.njit(inline="always", cache=True)
-def _chunk_bounds(chunk, num_chunks, num_tuples):
-    return chunk * num_tuples // num_chunks, (chunk + 1) * num_tuples // num_chunks
-
-
-@numba.njit(inline="always", cache=True)
 def _renamed(vertex, new_label):
     """The label the graph is built with: ``new_label[vertex]``, or the vertex itself without renaming."""
     return new_label[vertex] if new_label.shape[0] > 0 else vertex
@@ -198,7 +194,7 @@ def _count_entries(src, dst, num_vertices, bucket_shift, counts, out_of_range):
     """Step 1: ``counts[chunk, bucket]`` += directed entries of the chunk whose row is in the bucket."""
     num_chunks = counts.shape[0]
     for chunk in numba.prange(num_chunks):
-        begin, end = _chunk_bounds(chunk, num_chunks, src.shape[0])
+        begin, end = equal_share(chunk, num_chunks, src.shape[0])
         for i in range(begin, end):
             u = src[i]
             v = dst[i]
@@ -226,7 +222,7 @@ def _scatter_entries(src, dst, weight_bits, weighted, new_label, bucket_shift, k
     num_chunks = cursors.shape[0]
     for chunk in numba.prange(num_chunks):
         cursor = cursors[chunk]
-        begin, end = _chunk_bounds(chunk, num_chunks, src.shape[0])
+        begin, end = equal_share(chunk, num_chunks, src.shape[0])
         for i in range(begin, end):
             u = src[i]
             v = dst[i]

@@ -72,6 +72,12 @@ def first_at_least(sorted_values, value):
     return low
 
 
+@numba.njit(inline="always", cache=True)
+def equal_share(task, num_tasks, length):
+    """``(begin, end)`` of task ``task``'s share when ``length`` items are cut into ``num_tasks`` equal parts."""
+    return task * length // num_tasks, (task + 1) * length // num_tasks
+
+
 @numba.njit(cache=True)
 def balanced_bounds(work_prefix, num_tasks):
     """Cut points ``bounds[0..num_tasks]`` into ``work_prefix`` (non-decreasing, work before each

@@ -43,7 +43,7 @@ import numba
 import numpy as np
 
 from graph500.kernels.cpu.build import build_csr
-from graph500.kernels.cpu.frontier import balanced_bounds
+from graph500.kernels.cpu.frontier import balanced_bounds, equal_share
 
 DEGREE_COUNT_TASKS = 8  # bounds the counters to 64 bytes a vertex, a quarter of the edge list's size
 
@@ -140,7 +140,8 @@ def _tuple_degrees(src, dst, num_vertices, num_tasks):
     """Tuples at each vertex, self-loops and labels out of range left out: per-task counters, then summed."""
     counts = np.zeros((num_tasks, num_vertices), dtype=np.int64)
     for task in numba.prange(num_tasks):
-        for i in range(task * src.shape[0] // num_tasks, (task + 1) * src.shape[0] // num_tasks):
+        begin, end = equal_share(task, num_tasks, src.shape[0])
+        for i in range(begin, end):
             u = src[i]
             v = dst[i]
             if u != v and 0 <= u < num_vertices and 0 <= v < num_vertices:
