@@ -173,7 +173,7 @@ def print_sssp_trace(graph, options, root):
     kernel = gpu_sssp.DeltaSteppingSSSP(graph, **options, trace=True)
     kernel.search(root)
     print("    " + "  ".join(f"{key} {value:.4g}" if isinstance(value, float) else f"{key} {value}"
-                             for key, value in kernel.trace.items()), flush=True)
+                             for key, value in kernel.summary.items()), flush=True)
 
 
 def main():

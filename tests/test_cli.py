@@ -241,6 +241,18 @@ def test_generate_on_the_gpu_is_byte_identical_to_the_reference(capsys, tmp_path
         assert (tmp_path / ours).read_bytes() == (DATA / f"s12_ef16_seed2-3{reference}").read_bytes()
 
 
+@pytest.mark.gpu
+def test_gpu_run_with_trace_keeps_the_bfs_levels(capsys, tmp_path):
+    if _gpu_reason() is not None:
+        pytest.skip(_gpu_reason())
+    record_path = tmp_path / "traced.json"
+    status, _, err = _run_cli(capsys, "run", "--backend", "gpu", "--scale", "10", "--roots", "3", "--trace",
+                              "--energy", "off", "--json", str(record_path))
+    assert status == 0, err
+    record = json.loads(record_path.read_text())
+    assert len(record["bfs"]["trace"]) == 3 and record["sssp"].get("trace") is None
+
+
 def test_trace_prints_levels_and_keeps_them_in_the_record(capsys, tmp_path):
     record_path = tmp_path / "traced.json"
     status, out, err = _run_cli(capsys, "run", "--scale", "9", "--edgefactor", "4", "--seed1", "1", "--seed2", "1",

@@ -73,7 +73,7 @@ the kernel's life), prefix sums (uint64).
 Tunables: ``delta`` (DELTA; Graph500 weights are uniform in [0, 1)),
 ``pull_ratio`` (PULL_RATIO), ``tail_fraction`` (TAIL_FRACTION; 0: no tail),
 ``trace`` (time the phases of a search with CUDA events; off for timed
-runs). ``self.trace`` holds the last search's buckets, light and tail
+runs). ``self.summary`` holds the last search's buckets, light and tail
 iterations, edges read by the light, tail and push phases, pulls and, when
 timed, the seconds of the collect, light, push, pull and tail phases.
 """
@@ -138,7 +138,7 @@ class DeltaSteppingSSSP:
         self._frontier_id = 0
         self._bucket_id = 0
         self.record_trace = trace
-        self.trace = {}
+        self.summary = {}  # not ``trace``: that name is the harness's per-level list, which this kernel has not
         self._counts = {}
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
@@ -168,7 +168,7 @@ class DeltaSteppingSSSP:
             settled_edges += counts[MEMBERS_EDGES]
             self._heavy_phase(counts, high, self.graph.num_edges - settled_edges, timer)
             low = high
-        self.trace = {**self._counts, **timer.totals()}
+        self.summary = {**self._counts, **timer.totals()}
         return self._result()
 
     def _bucket_end(self, low):
