@@ -62,3 +62,45 @@ def simple_csr(src, dst, num_vertices, weights=None):
     np.cumsum(np.bincount(rows[first], minlength=num_vertices), out=offsets[1:])
     row_weights = None if weights is None else sort_keys[0][order][first].astype(np.float32)
     return CSRGraph(num_vertices, offsets, columns[first].astype(neighbor_dtype(num_vertices)), row_weights)
+
+
+@dataclass
+class PartitionedGraph:
+    """One rank's part of a graph whose vertices are split in blocks over the ranks of ``comm``.
+
+    The rank holds the CSR rows of the vertices it owns,
+    ``[first_vertex, first_vertex + num_local)`` (``blocks``, a
+    `graph500.partition.VertexBlocks`, says who owns the others): row ``i``
+    (vertex ``first_vertex + i``) lists its neighbours, under their global
+    labels, in ``neighbors[offsets[i]:offsets[i + 1]]``, with ``weights``
+    aligned (or None). Rows are as `CSRGraph`'s: self-loops dropped, one entry
+    per neighbour with the minimum weight, sorted. ``comm`` is the run's
+    communicator (`graph500.comm`); with one rank the part is the whole graph.
+    """
+
+    num_vertices: int
+    first_vertex: int
+    offsets: Any
+    neighbors: Any
+    weights: Any
+    comm: Any
+    blocks: Any
+
+    @property
+    def num_local(self):
+        """Vertices (rows) this rank owns."""
+        return int(self.offsets.shape[0]) - 1
+
+    @property
+    def num_edges(self):
+        """Directed entries of this rank's rows."""
+        return int(self.neighbors.shape[0])
+
+
+def whole_graph_part(graph):
+    """A `CSRGraph` as the one part of a one-rank `PartitionedGraph` (no copy)."""
+    from graph500.comm import SelfCommunicator
+    from graph500.partition import VertexBlocks
+
+    return PartitionedGraph(graph.num_vertices, 0, graph.offsets, graph.neighbors, graph.weights,
+                            SelfCommunicator(), VertexBlocks(graph.num_vertices, 1))

@@ -87,18 +87,37 @@ def build_csr(src, dst, num_vertices, weights=None, new_label=None):
     label), at almost no extra cost.
     Raises ValueError for labels out of range, bad weights or mismatched lengths.
     """
+    offsets, neighbors, row_weights = build_rows(src, dst, num_vertices, weights, new_label=new_label)
+    return CSRGraph(num_vertices, offsets, neighbors, row_weights)
+
+
+def build_rows(src, dst, num_vertices, weights=None, first_row=0, num_rows=None, new_label=None):
+    """``(offsets, neighbors, weights)`` of the rows ``[first_row, first_row + num_rows)`` of `build_csr`'s graph.
+
+    The rows of a block of vertices (one rank's part of a partitioned graph):
+    every tuple gives the entries of its endpoints that fall in the block,
+    rows are numbered from ``first_row`` (``offsets`` has ``num_rows + 1``
+    entries), neighbours keep their labels in ``[0, num_vertices)``. Tuples
+    with neither endpoint in the block are skipped. The defaults build every
+    row. ``new_label`` renames every vertex as in `build_csr` (whole graphs only).
+    """
     num_vertices, src, dst, weight_bits = _checked_inputs(src, dst, num_vertices, weights)
+    num_rows = num_vertices - first_row if num_rows is None else int(num_rows)
+    if not 0 <= first_row <= first_row + num_rows <= num_vertices:
+        raise ValueError(f"rows [{first_row}, {first_row + num_rows}) are not within [0, {num_vertices})")
     if new_label is None:
         new_label = np.empty(0, dtype=np.int64)
     elif new_label.shape != (num_vertices,):
         raise ValueError(f"new_label must have one entry per vertex, got shape {new_label.shape}")
+    elif num_rows != num_vertices:
+        raise ValueError("new_label renames whole graphs only")
     weighted = weights is not None
     key_shift = _WEIGHT_KEY_SHIFT if weighted else _NO_WEIGHT_KEY_SHIFT
-    bucket_shift = _bucket_shift(src.shape[0], num_vertices)
-    keys, rows, bucket_begin = _partition(src, dst, weight_bits, weighted, new_label, num_vertices, bucket_shift,
-                                          key_shift)
+    bucket_shift = _bucket_shift(src.shape[0], num_rows)
+    keys, rows, bucket_begin = _partition(src, dst, weight_bits, weighted, new_label, num_vertices, first_row,
+                                          num_rows, bucket_shift, key_shift)
 
-    offsets = np.zeros(num_vertices + 1, dtype=np.int64)
+    offsets = np.zeros(num_rows + 1, dtype=np.int64)
     digit_bits, num_digits = _neighbor_digits(num_vertices)
     _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, offsets, new_label)
     del rows  # before the result is allocated (see the memory note)
@@ -107,7 +126,7 @@ def build_csr(src, dst, num_vertices, weights=None, new_label=None):
     neighbors = np.empty(offsets[-1], dtype=neighbor_dtype(num_vertices))
     result_weight_bits = np.empty(offsets[-1] if weighted else 0, dtype=np.uint32)
     _gather(keys, bucket_begin, offsets, bucket_shift, key_shift, weighted, new_label, neighbors, result_weight_bits)
-    return CSRGraph(num_vertices, offsets, neighbors, result_weight_bits.view(np.float32) if weighted else None)
+    return offsets, neighbors, result_weight_bits.view(np.float32) if weighted else None
 
 
 def build_memory_bytes(num_tuples, num_vertices, weighted):
@@ -139,13 +158,14 @@ def _checked_inputs(src, dst, num_vertices, weights):
     return num_vertices, src, dst, weights.view(np.uint32)
 
 
-def _partition(src, dst, weight_bits, weighted, new_label, num_vertices, bucket_shift, key_shift):
-    """Steps 1 and 2: ``(keys, rows, bucket_begin)``, every directed entry in its row's bucket region."""
-    num_buckets = max(1, (num_vertices + (1 << bucket_shift) - 1) >> bucket_shift)
+def _partition(src, dst, weight_bits, weighted, new_label, num_vertices, first_row, num_rows, bucket_shift, key_shift):
+    """Steps 1 and 2: ``(keys, rows, bucket_begin)``, every directed entry of the rows in its row's bucket region
+    (rows numbered from ``first_row``)."""
+    num_buckets = max(1, (num_rows + (1 << bucket_shift) - 1) >> bucket_shift)
     num_chunks = max(1, min(src.shape[0], CHUNKS_PER_THREAD * numba.get_num_threads()))
     counts = np.zeros((num_chunks, num_buckets), dtype=np.int64)
     out_of_range = np.zeros(num_chunks, dtype=np.int64)
-    _count_entries(src, dst, num_vertices, bucket_shift, counts, out_of_range)
+    _count_entries(src, dst, num_vertices, first_row, num_rows, bucket_shift, counts, out_of_range)
     if out_of_range.any():
         raise ValueError(f"{out_of_range.sum()} tuples have a label outside [0, {num_vertices})")
 
@@ -153,17 +173,17 @@ def _partition(src, dst, weight_bits, weighted, new_label, num_vertices, bucket_
     keys = np.empty(bucket_begin[-1], dtype=np.uint64)
     rows = np.empty(bucket_begin[-1], dtype=neighbor_dtype(num_vertices))
     bad_weights = np.zeros(num_chunks, dtype=np.int64)
-    _scatter_entries(src, dst, weight_bits, weighted, new_label, bucket_shift, key_shift, cursors, keys, rows,
-                     bad_weights)
+    _scatter_entries(src, dst, weight_bits, weighted, new_label, first_row, num_rows, bucket_shift, key_shift, cursors,
+                     keys, rows, bad_weights)
     if bad_weights.any():
         raise ValueError(f"{bad_weights.sum()} weights are negative, -0.0 or NaN")
     return keys, rows, bucket_begin
 
 
-def _bucket_shift(num_tuples, num_vertices):
+def _bucket_shift(num_tuples, num_rows):
     """log2 of the bucket width: about BUCKET_ENTRIES entries a bucket, at most MAX_BUCKETS buckets."""
-    entries_per_vertex = max(1.0, 2 * num_tuples / max(1, num_vertices))
-    width = max(BUCKET_ENTRIES / entries_per_vertex, num_vertices / MAX_BUCKETS, 1.0)
+    entries_per_row = max(1.0, 2 * num_tuples / max(1, num_rows))
+    width = max(BUCKET_ENTRIES / entries_per_row, num_rows / MAX_BUCKETS, 1.0)
     return int(np.ceil(np.log2(width)))
 
 
@@ -189,8 +209,13 @@ def _renamed(vertex, new_label):
     return new_label[vertex] if new_label.shape[0] > 0 else vertex
 
 
+@numba.njit(inline="always", cache=True)
+def _in_rows(vertex, first_row, num_rows):
+    return first_row <= vertex < first_row + num_rows
+
+
 @numba.njit(parallel=True, cache=True)
-def _count_entries(src, dst, num_vertices, bucket_shift, counts, out_of_range):
+def _count_entries(src, dst, num_vertices, first_row, num_rows, bucket_shift, counts, out_of_range):
     """Step 1: ``counts[chunk, bucket]`` += directed entries of the chunk whose row is in the bucket."""
     num_chunks = counts.shape[0]
     for chunk in numba.prange(num_chunks):
@@ -201,13 +226,15 @@ def _count_entries(src, dst, num_vertices, bucket_shift, counts, out_of_range):
             if u < 0 or v < 0 or u >= num_vertices or v >= num_vertices:
                 out_of_range[chunk] += 1
             elif u != v:
-                counts[chunk, u >> bucket_shift] += 1
-                counts[chunk, v >> bucket_shift] += 1
+                if _in_rows(u, first_row, num_rows):
+                    counts[chunk, (u - first_row) >> bucket_shift] += 1
+                if _in_rows(v, first_row, num_rows):
+                    counts[chunk, (v - first_row) >> bucket_shift] += 1
 
 
 @numba.njit(inline="always", cache=True)
 def _place(row, key, bucket_shift, cursor, keys, rows):
-    """Write one entry at its bucket's cursor and advance the cursor."""
+    """Write one entry (``row`` counted from the first row built) at its bucket's cursor and advance the cursor."""
     bucket = row >> bucket_shift
     slot = cursor[bucket]
     cursor[bucket] = slot + 1
@@ -216,8 +243,8 @@ def _place(row, key, bucket_shift, cursor, keys, rows):
 
 
 @numba.njit(parallel=True, cache=True)
-def _scatter_entries(src, dst, weight_bits, weighted, new_label, bucket_shift, key_shift, cursors, keys, rows,
-                     bad_weights):
+def _scatter_entries(src, dst, weight_bits, weighted, new_label, first_row, num_rows, bucket_shift, key_shift, cursors,
+                     keys, rows, bad_weights):
     """Step 2: write every directed entry as (key, row) at its chunk's cursor in its row's bucket."""
     num_chunks = cursors.shape[0]
     for chunk in numba.prange(num_chunks):
@@ -231,8 +258,12 @@ def _scatter_entries(src, dst, weight_bits, weighted, new_label, bucket_shift, k
             bits = np.uint64(weight_bits[i]) if weighted else np.uint64(0)
             if bits > _INFINITY_BITS:
                 bad_weights[chunk] += 1
-            _place(u, (np.uint64(_renamed(v, new_label)) << key_shift) | bits, bucket_shift, cursor, keys, rows)
-            _place(v, (np.uint64(_renamed(u, new_label)) << key_shift) | bits, bucket_shift, cursor, keys, rows)
+            if _in_rows(u, first_row, num_rows):
+                _place(u - first_row, (np.uint64(_renamed(v, new_label)) << key_shift) | bits, bucket_shift, cursor,
+                       keys, rows)
+            if _in_rows(v, first_row, num_rows):
+                _place(v - first_row, (np.uint64(_renamed(u, new_label)) << key_shift) | bits, bucket_shift, cursor,
+                       keys, rows)
 
 
 @numba.njit(inline="always", cache=True)

@@ -1,0 +1,193 @@
+"""The communicator: the few collective operations a run needs, behind one small interface.
+
+A run is P processes (ranks) that share the work; one process is the case
+P = 1. Everything that crosses ranks goes through a `Communicator`, so the
+algorithms never know what carries the data:
+
+- `SelfCommunicator`: one process (P = 1). Every collective is the identity
+  or a copy; nothing is imported. A run started without ``mpiexec`` (or
+  without mpi4py) uses it, and is exactly the single-process run.
+- `MPICommunicator`: mpi4py on host (NumPy) buffers, for ranks started by
+  ``mpiexec -n P`` under any MPI (MPICH, Open MPI, Intel MPI).
+
+A device (NCCL) communicator fills the same methods on CuPy buffers, its
+unique id broadcast by mpi4py.
+
+The operations (all collective: every rank calls them in the same order):
+
+- ``barrier()``
+- ``allreduce(array, op)``: element-wise ``"sum"``, ``"max"``, ``"min"``
+  or ``"or"`` of a NumPy array (or a Python number) over the ranks; every
+  rank gets the result.
+- ``allgather(array)``: the ranks' 1-D arrays (lengths may differ)
+  concatenated in rank order, on every rank.
+- ``alltoallv(arrays, send_counts)``: personalised exchange. ``arrays`` is a
+  tuple of 1-D arrays of one length, grouped by destination rank
+  (``send_counts[r]`` elements for rank r, in rank order). Returns the tuple
+  of received arrays (grouped by source rank) and the received counts.
+- ``bcast(value, root)``, ``allgather_object(value)``: small Python objects.
+- ``abort(message)``: print one line and end every rank (MPI_Abort).
+
+`world()` returns the communicator of this process: MPI's world when the
+process was started by an MPI launcher with more than one rank, else
+`SelfCommunicator`.
+"""
+
+import os
+import socket
+import sys
+
+import numpy as np
+
+from graph500.errors import Graph500Error
+
+REDUCTIONS = ("sum", "max", "min", "or")
+
+# The world size as MPI launchers tell the processes they start: MPICH's Hydra and Intel MPI (PMI_SIZE),
+# Open MPI (OMPI_COMM_WORLD_SIZE).
+_LAUNCHER_SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")
+
+
+class SelfCommunicator:
+    """One process: P = 1. Collectives return their input (arrays as copies where the caller may write)."""
+
+    rank = 0
+    size = 1
+    kind = "self"
+
+    def barrier(self):
+        pass
+
+    def allreduce(self, value, op="sum"):
+        _check_op(op)
+        return value.copy() if isinstance(value, np.ndarray) else value
+
+    def allgather(self, array):
+        return np.array(array, copy=True)
+
+    def alltoallv(self, arrays, send_counts):
+        return tuple(np.array(array, copy=True) for array in arrays), np.asarray(send_counts, dtype=np.int64).copy()
+
+    def bcast(self, value, root=0):
+        return value
+
+    def allgather_object(self, value):
+        return [value]
+
+    def abort(self, message, status=1):
+        print(message, file=sys.stderr, flush=True)
+        os._exit(status)
+
+    def describe(self):
+        return {"num_mpi_processes": 1, "hosts": [socket.gethostname()], "mpi_library": None}
+
+
+class MPICommunicator:
+    """mpi4py's world communicator on NumPy buffers."""
+
+    kind = "mpi"
+
+    def __init__(self, comm=None):
+        from mpi4py import MPI
+
+        self._mpi = MPI
+        self._comm = comm if comm is not None else MPI.COMM_WORLD
+        self.rank = self._comm.Get_rank()
+        self.size = self._comm.Get_size()
+        self._ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "or": MPI.LOR}
+
+    def barrier(self):
+        self._comm.Barrier()
+
+    def allreduce(self, value, op="sum"):
+        _check_op(op)
+        if not isinstance(value, np.ndarray):
+            return self._comm.allreduce(value, op=self._ops[op])
+        send = np.ascontiguousarray(value)
+        if op == "or" and send.dtype == np.bool_:
+            send = send.view(np.uint8)
+            received = np.empty_like(send)
+            self._comm.Allreduce(send, received, op=self._mpi.BOR)
+            return received.view(np.bool_)
+        received = np.empty_like(send)
+        self._comm.Allreduce(send, received, op=self._ops[op])
+        return received
+
+    def allgather(self, array):
+        send = np.ascontiguousarray(array)
+        counts = np.array(self._comm.allgather(send.shape[0]), dtype=np.int64)
+        received = np.empty(int(counts.sum()), dtype=send.dtype)
+        self._comm.Allgatherv(send, [received, counts])
+        return received
+
+    def alltoallv(self, arrays, send_counts):
+        send_counts = np.ascontiguousarray(send_counts, dtype=np.int64)
+        receive_counts = np.empty_like(send_counts)
+        self._comm.Alltoall(send_counts, receive_counts)
+        send_displacements = _displacements(send_counts)
+        receive_displacements = _displacements(receive_counts)
+        received = []
+        for array in arrays:
+            send = np.ascontiguousarray(array)
+            out = np.empty(int(receive_counts.sum()), dtype=send.dtype)
+            self._comm.Alltoallv([send, send_counts, send_displacements, self._mpi_type(send)],
+                                 [out, receive_counts, receive_displacements, self._mpi_type(out)])
+            received.append(out)
+        return tuple(received), receive_counts
+
+    def _mpi_type(self, array):
+        return self._mpi._typedict[array.dtype.char]
+
+    def bcast(self, value, root=0):
+        return self._comm.bcast(value, root=root)
+
+    def allgather_object(self, value):
+        return self._comm.allgather(value)
+
+    def abort(self, message, status=1):
+        print(message, file=sys.stderr, flush=True)
+        self._comm.Abort(status)
+
+    def describe(self):
+        hosts = self.allgather_object(socket.gethostname())
+        return {"num_mpi_processes": self.size, "hosts": sorted(set(hosts)),
+                "mpi_library": self._mpi.Get_library_version().splitlines()[0].strip()}
+
+
+def _check_op(op):
+    if op not in REDUCTIONS:
+        raise ValueError(f"op must be one of {REDUCTIONS}, not {op!r}")
+
+
+def _displacements(counts):
+    displacements = np.zeros_like(counts)
+    np.cumsum(counts[:-1], out=displacements[1:])
+    return displacements
+
+
+def launched_by_mpi():
+    """Whether an MPI launcher (mpiexec, mpirun, srun) started this process with more than one rank."""
+    for name in _LAUNCHER_SIZE_VARIABLES:
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 1:
+            return True
+    return False
+
+
+def world():
+    """This process's communicator: MPI's world under an MPI launcher with P > 1, else `SelfCommunicator`.
+
+    Raises Graph500Error when started by a launcher with several ranks but
+    mpi4py is missing (every rank would otherwise run the whole benchmark
+    alone).
+    """
+    if not launched_by_mpi():
+        return SelfCommunicator()
+    try:
+        communicator = MPICommunicator()
+    except ImportError:
+        raise Graph500Error("started by an MPI launcher with several ranks, but mpi4py is not installed: "
+                            "pip install 'graph500[mpi]'") from None
+    if communicator.size == 1:
+        return SelfCommunicator()
+    return communicator
