@@ -62,14 +62,31 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     check_self_parents(xp, parents, root, reached)
     levels = tree_levels(KERNEL, parents, root, reached)
     parents = parents.astype(vg.src.dtype, copy=False)
+    reached_unreached, level_jump, unconfirmed = edge_pass(xp, vg, root, reached, levels, parents, engine)
+    raise_tuple_fault(vg, reached, levels, reached_unreached, level_jump)
+    raise_unconfirmed(parents, unconfirmed)
+    return vg.count_reached_tuples(reached)
+
+
+def edge_pass(xp, vg, root, reached, levels, parents, engine, confirmed=None):
+    """Steps 4-5 over vg's tuples: (first reached-unreached tuple, first level jump, first unconfirmed vertex).
+
+    Each is an index, or None.  `parents` in vg's index dtype.  `confirmed`:
+    None, or a bool array of length N that receives True for every vertex
+    the tuples confirm (the distributed validator ORs the ranks' arrays);
+    it may hold True for unreached vertices and the root, which no rule reads.
+    """
     if use_numba(engine, xp):
         dst_offsets, src_by_dst, _ = vg.incoming()
+        confirmed_out = numpy.empty(0, dtype=numpy.bool_) if confirmed is None else confirmed
         chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, dst_offsets, src_by_dst,
-                                         levels, parents, chunk_count())
-        reached_unreached, level_jump, unconfirmed = earliest_per_rule(chunk_firsts)
-    else:
-        reached_unreached, level_jump, unconfirmed = generic_edge_pass(xp, vg, root, reached,
-                                                                       levels, parents)
+                                         levels, parents, confirmed_out, chunk_count())
+        return tuple(earliest_per_rule(chunk_firsts))
+    return generic_edge_pass(xp, vg, root, reached, levels, parents, confirmed)
+
+
+def raise_tuple_fault(vg, reached, levels, reached_unreached, level_jump):
+    """Raise the first of step 4's faults found (tuple indices of vg, or None)."""
     if reached_unreached is not None:
         raise_reached_unreached(KERNEL, vg, reached, reached_unreached)
     if level_jump is not None:
@@ -78,12 +95,15 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
                               f"input edge ({u}, {v}) joins level {int(levels[u])} "
                               f"to level {int(levels[v])}",
                               vertex=v, edge=(u, v))
+
+
+def raise_unconfirmed(parents, unconfirmed):
+    """Raise `tree-edge-not-in-graph` for vertex `unconfirmed` (or nothing when None)."""
     if unconfirmed is not None:
         parent = int(parents[unconfirmed])
         raise ValidationError(KERNEL, "tree-edge-not-in-graph",
                               f"tree edge ({unconfirmed}, {parent}) is not an input edge",
                               vertex=unconfirmed, edge=(unconfirmed, parent))
-    return vg.count_reached_tuples(reached)
 
 
 def check_self_parents(xp, parents, root, reached):
@@ -98,10 +118,10 @@ def check_self_parents(xp, parents, root, reached):
                               vertex=vertex, edge=(vertex, vertex))
 
 
-def generic_edge_pass(xp, vg, root, reached, levels, parents):
+def generic_edge_pass(xp, vg, root, reached, levels, parents, confirmed=None):
     """Array-generic steps 4-5: the first reached-unreached tuple, level jump, unconfirmed vertex.
 
-    Each is an index, or None where nothing offends.
+    Each is an index, or None where nothing offends.  `confirmed`: see `edge_pass`.
     """
     src_level = xp.take(levels, vg.src)
     dst_level = xp.take(levels, vg.dst)
@@ -109,18 +129,22 @@ def generic_edge_pass(xp, vg, root, reached, levels, parents):
     dst_reached = dst_level >= 0
     reached_unreached = first_true(xp, src_reached != dst_reached)
     level_jump = first_true(xp, src_reached & dst_reached & (xp.abs(src_level - dst_level) > 1))
-    confirmed = xp.zeros(vg.num_vertices, dtype=bool)
+    if confirmed is None:
+        confirmed = xp.zeros(vg.num_vertices, dtype=bool)
     confirmed[vg.src[xp.take(parents, vg.src) == vg.dst]] = True
     confirmed[vg.dst[xp.take(parents, vg.dst) == vg.src]] = True
     return reached_unreached, level_jump, first_unconfirmed(xp, reached, confirmed, root)
 
 
 @numba.njit(parallel=True, cache=True)
-def fused_vertex_pass(src_offsets, dst, dst_offsets, src_by_dst, levels, parents, num_chunks):
+def fused_vertex_pass(src_offsets, dst, dst_offsets, src_by_dst, levels, parents, confirmed_out,
+                      num_chunks):
     """Numba steps 4-5: each chunk's first offender per rule, -1 where none.
 
     Columns: reached-unreached-edge (tuple), level-jump (tuple),
-    tree-edge-not-in-graph (vertex).
+    tree-edge-not-in-graph (vertex).  `confirmed_out`: empty, or a bool array
+    of length N receiving each vertex's confirmation (True also for
+    unreached vertices and the root).
     """
     chunk_firsts = numpy.full((num_chunks, 3), -1, dtype=numpy.int64)
     for chunk in numba.prange(num_chunks):
@@ -148,6 +172,8 @@ def fused_vertex_pass(src_offsets, dst, dst_offsets, src_by_dst, levels, parents
                         break
                 if not confirmed and first_unconfirmed_vertex < 0:
                     first_unconfirmed_vertex = u
+            if confirmed_out.shape[0] > 0:
+                confirmed_out[u] = confirmed
         chunk_firsts[chunk, 0] = first_reached_unreached
         chunk_firsts[chunk, 1] = first_level_jump
         chunk_firsts[chunk, 2] = first_unconfirmed_vertex

@@ -58,19 +58,43 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     distances = check_distances(vg, root, distances)
     tree_levels(KERNEL, parents, root, reached)
     parents = parents.astype(vg.src.dtype, copy=False)
+    reached_unreached, not_minimal, unconfirmed = edge_pass(xp, vg, root, reached, parents, distances,
+                                                            engine)
+    raise_tuple_fault(vg, reached, distances, reached_unreached, not_minimal)
+    raise_unconfirmed(parents, distances, unconfirmed)
+    return vg.count_reached_tuples(reached)
+
+
+def edge_pass(xp, vg, root, reached, parents, distances, engine, confirmed=None):
+    """Steps 3-4 over vg's tuples: (first reached-unreached tuple, first non-minimal one, first unconfirmed
+    vertex).
+
+    Each is an index, or None.  `parents` in vg's index dtype, `distances`
+    float32.  `confirmed`: None, or a bool array of length N that receives
+    True for every vertex the tuples confirm (the distributed validator ORs
+    the ranks' arrays); it may hold True for unreached vertices and the
+    root, which no rule reads.
+    """
     if use_numba(engine, xp):
         dst_offsets, src_by_dst, weights_by_dst = vg.incoming()
+        confirmed_out = numpy.empty(0, dtype=numpy.bool_) if confirmed is None else confirmed
         chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, vg.weights, dst_offsets,
                                          src_by_dst, weights_by_dst, parents, distances,
-                                         chunk_count())
-        reached_unreached, not_minimal, unconfirmed = earliest_per_rule(chunk_firsts)
-    else:
-        reached_unreached, not_minimal, unconfirmed = generic_edge_pass(xp, vg, root, reached,
-                                                                        parents, distances)
+                                         confirmed_out, chunk_count())
+        return tuple(earliest_per_rule(chunk_firsts))
+    return generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed)
+
+
+def raise_tuple_fault(vg, reached, distances, reached_unreached, not_minimal):
+    """Raise the first of step 3's faults found (tuple indices of vg, or None)."""
     if reached_unreached is not None:
         raise_reached_unreached(KERNEL, vg, reached, reached_unreached)
     if not_minimal is not None:
         raise_not_minimal(vg, distances, not_minimal)
+
+
+def raise_unconfirmed(parents, distances, unconfirmed):
+    """Raise `unconfirmed-distance` for vertex `unconfirmed` (or nothing when None)."""
     if unconfirmed is not None:
         parent = int(parents[unconfirmed])
         raise ValidationError(KERNEL, "unconfirmed-distance",
@@ -78,7 +102,6 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
                               f"with a weight w giving dist {float32_text(distances[unconfirmed])}"
                               f" == {float32_text(distances[parent])} + w",
                               vertex=unconfirmed, edge=(unconfirmed, parent))
-    return vg.count_reached_tuples(reached)
 
 
 def float32_text(value):
@@ -116,10 +139,10 @@ def raise_not_minimal(vg, distances, index):
                           vertex=far, edge=(u, v))
 
 
-def generic_edge_pass(xp, vg, root, reached, parents, distances):
+def generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed=None):
     """Array-generic steps 3-4: first reached-unreached tuple, non-minimal one, unconfirmed vertex.
 
-    Each is an index, or None where nothing offends.
+    Each is an index, or None where nothing offends.  `confirmed`: see `edge_pass`.
     """
     src_reached = xp.take(reached, vg.src)
     dst_reached = xp.take(reached, vg.dst)
@@ -133,7 +156,8 @@ def generic_edge_pass(xp, vg, root, reached, parents, distances):
     not_minimal = first_true(xp, both_reached & too_far)
     src_confirmed = both_reached & (xp.take(parents, vg.src) == vg.dst) & (src_distance == via_dst)
     dst_confirmed = both_reached & (xp.take(parents, vg.dst) == vg.src) & (dst_distance == via_src)
-    confirmed = xp.zeros(vg.num_vertices, dtype=bool)
+    if confirmed is None:
+        confirmed = xp.zeros(vg.num_vertices, dtype=bool)
     confirmed[vg.src[src_confirmed]] = True
     confirmed[vg.dst[dst_confirmed]] = True
     return reached_unreached, not_minimal, first_unconfirmed(xp, reached, confirmed, root)
@@ -141,11 +165,13 @@ def generic_edge_pass(xp, vg, root, reached, parents, distances):
 
 @numba.njit(parallel=True, cache=True)
 def fused_vertex_pass(src_offsets, dst, weights, dst_offsets, src_by_dst, weights_by_dst,
-                      parents, distances, num_chunks):
+                      parents, distances, confirmed_out, num_chunks):
     """Numba steps 3-4: each chunk's first offender per rule, -1 where none.
 
     Columns: reached-unreached-edge (tuple), distance-not-minimal (tuple),
-    unconfirmed-distance (vertex).
+    unconfirmed-distance (vertex).  `confirmed_out`: empty, or a bool array
+    of length N receiving each vertex's confirmation (True also for
+    unreached vertices and the root).
     """
     chunk_firsts = numpy.full((num_chunks, 3), -1, dtype=numpy.int64)
     for chunk in numba.prange(num_chunks):
@@ -178,6 +204,8 @@ def fused_vertex_pass(src_offsets, dst, weights, dst_offsets, src_by_dst, weight
                         break
                 if not confirmed and first_unconfirmed_vertex < 0:
                     first_unconfirmed_vertex = u
+            if confirmed_out.shape[0] > 0:
+                confirmed_out[u] = confirmed
         chunk_firsts[chunk, 0] = first_reached_unreached
         chunk_firsts[chunk, 1] = first_not_minimal
         chunk_firsts[chunk, 2] = first_unconfirmed_vertex
