@@ -22,6 +22,7 @@ The partition (`graph500.partition`): vertices in 1D blocks of whole bitmap
 words, tuples in generation ranges.
 """
 
+import os
 import socket
 import time
 
@@ -29,10 +30,137 @@ import numba
 import numpy as np
 
 from graph500.errors import Graph500Error
-from graph500.kernels.cpu.backend import RUNTIME_BYTES, available_memory_bytes
-from graph500.kernels.cpu.build import build_rows
-from graph500.kernels.graph import PartitionedGraph, neighbor_dtype
-from graph500.partition import VertexBlocks
+from graph500.generators import kronecker, roots
+from graph500.kernels.cpu.backend import RUNTIME_BYTES, available_memory_bytes, cpu_model
+from graph500.kernels.cpu.build import build_memory_bytes, build_rows
+from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
+from graph500.partition import VertexBlocks, tuple_range
+from graph500.validators.distributed import DistributedValidationGraph
+
+GENERATION_CHUNKS = 32  # progress granularity of a rank's slice
+
+
+class DistributedBackend:
+    """The run's steps on the ranks of ``comm``, each rank's local work done by the CPU backend's code.
+
+    With a one-rank communicator (the warm-up's) every step is the local one
+    and compiles what the ranks' steps call.
+    """
+
+    name = "cpu"
+    xp = np
+    distributed = True
+
+    def __init__(self, comm):
+        self.comm = comm
+
+    def blocks(self, num_vertices):
+        """The vertex partition of a graph of ``num_vertices`` over this run's ranks (Graph500Error if impossible)."""
+        return VertexBlocks(num_vertices, self.comm.size)
+
+    def describe(self):
+        """Facts for the report's extensions block (collective)."""
+        facts = self.comm.describe()
+        threads = self.comm.allgather_object(numba.get_num_threads())
+        return {"device": f"{cpu_model()}, {facts['num_mpi_processes']} ranks x {max(threads)} Numba threads",
+                "hosts": ", ".join(facts["hosts"]), "threads_per_rank": max(threads),
+                "mpi_library": facts["mpi_library"]}
+
+    def energy_devices(self):
+        return None
+
+    def check_memory(self, scale, edgefactor):
+        """Refuse, on every rank alike, a run whose ranks need more than their host has available (collective)."""
+        needed = memory_estimate_bytes(scale, edgefactor, self.comm.size)
+        hosts = self.comm.allgather_object((socket.gethostname(), needed, available_memory_bytes()))
+        for host in sorted({name for name, _, _ in hosts}):
+            on_host = [(bytes_needed, available) for name, bytes_needed, available in hosts if name == host]
+            total = sum(bytes_needed for bytes_needed, _ in on_host)
+            available = on_host[0][1]
+            if available is not None and total > available:
+                raise Graph500Error(
+                    f"SCALE {scale} with edgefactor {edgefactor} on {self.comm.size} ranks needs about "
+                    f"{total / 2**30:.1f} GiB on host {host} ({len(on_host)} ranks there); "
+                    f"{available / 2**30:.1f} GiB is available")
+
+    def generate(self, scale, edgefactor, seed1, seed2, progress=None):
+        """This rank's slice of the reference's edge list ``(src, dst, weights)`` (`partition.tuple_range`)."""
+        start, stop = tuple_range(edgefactor << scale, self.comm.rank, self.comm.size)
+        src = np.empty(stop - start, dtype=np.int64)
+        dst = np.empty(stop - start, dtype=np.int64)
+        weights = np.empty(stop - start, dtype=np.float32)
+        bounds = np.linspace(start, stop, GENERATION_CHUNKS + 1, dtype=np.int64)
+        for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            kronecker.generate_edges(scale, edgefactor, seed1, seed2, first, last,
+                                     out=(src[first - start:last - start], dst[first - start:last - start],
+                                          weights[first - start:last - start]))
+            if progress:
+                progress((last - first) * self.comm.size)
+        return src, dst, weights
+
+    def generate_rmat(self, scale, edgefactor, probabilities, seed):
+        raise Graph500Error("--generator rmat runs in one process only")
+
+    def build(self, src, dst, num_vertices, weights):
+        """Kernel 1: this rank's `PartitionedGraph` (collective)."""
+        return partition_graph(self.comm, self.blocks(num_vertices), src, dst, weights)
+
+    def edges_from_host(self, src, dst, weights, num_vertices):
+        return src.astype(np.int64, copy=False), dst.astype(np.int64, copy=False), weights
+
+    def from_host_csr(self, graph):
+        """A whole `CSRGraph` as the one part of a one-rank graph (the warm-up's)."""
+        return whole_graph_part(graph)
+
+    def validation_graph(self, src, dst, num_vertices, weights):
+        """The validators' `DistributedValidationGraph` of this rank's tuples (collective)."""
+        return DistributedValidationGraph.from_edges(self.comm, self.blocks(num_vertices), src, dst, num_vertices,
+                                                     weights)
+
+    def incident_vertices(self, src, dst, num_vertices):
+        """Vertices with an edge other than a self-loop in any rank's tuples, on every rank (collective)."""
+        return self.comm.allreduce(roots.incident_vertices(src, dst, num_vertices), "or")
+
+    def timed(self, search, root):
+        """``(output, seconds)`` of one collective search: from a barrier until the slowest rank is done."""
+        self.comm.barrier()
+        start = time.perf_counter()
+        output = search(root)
+        self.comm.barrier()
+        return output, self.comm.allreduce(time.perf_counter() - start, "max")
+
+
+def memory_estimate_bytes(scale, edgefactor, num_ranks):
+    """Peak host bytes of one rank: its tuples, then the exchange and build, or what the searches keep.
+
+    Per rank, for m = M / P tuples (a rank receives about 2m, both endpoints'
+    owners): the slice (20 bytes a tuple); in kernel 1 the send copies and
+    the received tuples (2m x 36) and `build_rows` on them; kept for the
+    searches, the rows (2m entries x 8 bytes, a copy for SSSP) and the
+    validator's slice (m x 40); per vertex of the whole graph, the replicated
+    bitmaps and the validator's gathered arrays (N x 40), per owned vertex the
+    kernels' arrays (256 bytes); and the runtime.
+    """
+    num_vertices = 1 << scale
+    slice_tuples = -(-(edgefactor << scale) // num_ranks)
+    owned = -(-num_vertices // num_ranks)
+    edge_slice = slice_tuples * 20
+    building = 2 * slice_tuples * 36 + build_memory_bytes(slice_tuples, owned, weighted=True)
+    searching = 2 * (2 * slice_tuples * 8) + slice_tuples * 40
+    return RUNTIME_BYTES + edge_slice + max(building, searching) + num_vertices * 40 + owned * 256
+
+
+def set_threads_per_rank(comm):
+    """Give each rank an equal share of its host's cores as Numba threads, unless NUMBA_NUM_THREADS says.
+
+    Returns the threads of this rank.
+    """
+    host = socket.gethostname()
+    ranks_here = sum(1 for name in comm.allgather_object(host) if name == host)  # collective on every rank
+    if "NUMBA_NUM_THREADS" not in os.environ:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS, cores // ranks_here)))
+    return numba.get_num_threads()
 
 
 def partition_graph(comm, blocks, src, dst, weights):

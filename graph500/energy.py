@@ -279,6 +279,11 @@ class EnergyRun:
         self.idle_power = None
         self.passes = {}
 
+    def disable(self, reason):
+        """Measure nothing, and say why in the record."""
+        self.meters = []
+        self.unavailable = [reason]
+
     def measure_idle(self, seconds=IDLE_SECONDS):
         """The idle power before the run (nothing without meters)."""
         if self.meters:

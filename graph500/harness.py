@@ -13,6 +13,18 @@
 6. Statistics and the report: the official block on stdout, then the
    extensions block; a JSON record when asked.
 
+A run of P ranks (``mpiexec -n P graph500 run``) is this same protocol: the
+communicator (`graph500.comm.world`) has P ranks, the backend is a
+`graph500.distributed.DistributedBackend` whose steps each rank does on its
+share (its slice of the tuples, its block of vertices), the kernels are the
+registry's distributed ones, every timed step runs from a barrier to the
+slowest rank's end, and rank 0 alone writes the report, progress bars and
+record. One process is the case P = 1, with the one-process backend and
+kernels. Errors found before the ranks start working together (parameters,
+partition, memory) are found by every rank alike: each exits with the
+message printed once; an error on one rank after that aborts every rank
+(MPI_Abort) with one line naming the rank.
+
 The harness talks to kernels only through the registry interface
 (``kernel.search(root)``), to the validators only through
 ``ValidationGraph`` / ``validate_bfs`` / ``validate_sssp``, and writes nothing
@@ -28,9 +40,10 @@ import time
 from tqdm import tqdm
 
 from graph500 import energy, kernels, report
+from graph500.comm import SelfCommunicator, world
 from graph500.errors import Graph500Error, ValidationError
 from graph500.generators import kronecker, roots as roots_module
-from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+from graph500.validators import validate_bfs, validate_sssp
 from graph500.warm_up import warm_up
 
 
@@ -56,11 +69,12 @@ class RunConfig:
     energy_loop: float = 10.0
     trace: bool = False
     numa_domains: int = None
+    report_here: bool = True  # False on every rank but rank 0 of a distributed run
 
 
 def _progress(config, **kwargs):
     disable = (not sys.stderr.isatty()) if config.progress is None else not config.progress
-    return tqdm(file=sys.stderr, disable=disable, leave=False, **kwargs)
+    return tqdm(file=sys.stderr, disable=disable or not config.report_here, leave=False, **kwargs)
 
 
 def check_config(config):
@@ -84,8 +98,17 @@ def gpu_unavailable_reason():
     return backend_reason()
 
 
-def load_backend(name):
-    """The backend object for ``cpu``, ``gpu`` or ``auto`` (the GPU when CuPy sees one)."""
+def load_backend(name, comm=None):
+    """The backend object for ``cpu``, ``gpu`` or ``auto`` (the GPU when CuPy sees one).
+
+    With a communicator of several ranks: the distributed CPU backend.
+    """
+    if comm is not None and comm.size > 1:
+        if name == "gpu":
+            raise Graph500Error("--backend gpu runs in one process; a run of several ranks runs on the CPU")
+        from graph500.distributed import DistributedBackend
+
+        return DistributedBackend(comm)
     if name in ("gpu", "auto"):
         reason = gpu_unavailable_reason()
         if reason is None:
@@ -122,7 +145,9 @@ def trace_levels(kernel):
             for level in levels]
 
 
-def _print_trace(kind, root, levels):
+def _print_trace(config, kind, root, levels):
+    if not config.report_here:
+        return
     for depth, level in enumerate(levels):
         print(f"trace {kind} root {root} level {depth}: {level['direction']:<9} frontier {level['frontier']:>10} "
               f"edges {level['edges']:>12} {level['seconds'] * 1e3:9.3f} ms", file=sys.stderr)
@@ -130,7 +155,7 @@ def _print_trace(kind, root, levels):
 
 def _kernel_class(kind, backend, name):
     try:
-        return kernels.get(kind, backend, name)
+        return kernels.get(kind, backend.name, name, distributed=getattr(backend, "distributed", False))
     except KeyError as error:
         raise Graph500Error(error.args[0]) from None
 
@@ -159,7 +184,7 @@ def run_pass(config, backend, kind, kernel, root_list, validation_graph):
             levels = trace_levels(kernel) if config.trace else None
             if levels is not None:
                 traces.append(levels)
-                _print_trace(kind, root, levels)
+                _print_trace(config, kind, root, levels)
             if config.validate:
                 start = time.perf_counter()
                 nedge = validate_output(kind, validation_graph, root, output)
@@ -191,46 +216,114 @@ def _generator_description(config):
     return f"rmat a={a:g} b={b:g} c={c:g} d={d:g} (NOT the Graph500 generator: results are not official)"
 
 
-def run(config, stdout=None):
-    """Run the whole protocol; print the report to ``stdout``. Returns the exit status (0 valid, 1 invalid)."""
-    stdout = stdout or sys.stdout
-    check_config(config)
-    backend = load_backend(config.backend)
-    backend.check_memory(config.scale, config.edgefactor)
-    energy_run = energy.EnergyRun(config.energy, config.energy_loop, gpus=backend.energy_devices())
-    energy_run.measure_idle()
-    bfs_class = _kernel_class("bfs", backend.name, config.bfs)
-    sssp_class = _kernel_class("sssp", backend.name, config.sssp) if config.run_sssp else None
-    num_vertices = 1 << config.scale
+class _Discard:
+    """Where the report goes on every rank but rank 0."""
+
+    def write(self, text):
+        return len(text)
+
+
+def _slowest(comm, step):
+    """``(result, seconds)`` of a collective step: from a barrier until the slowest rank is done."""
+    comm.barrier()
+    start = time.perf_counter()
+    result = step()
+    comm.barrier()
+    return result, comm.allreduce(time.perf_counter() - start, "max")
+
+
+def _warm_up(config, backend, comm, bfs_class, sssp_class):
+    """The warm-up: rank 0 first (its worker processes fill the caches), then the other ranks load them."""
+    if comm.size > 1:
+        from graph500.distributed import DistributedBackend
+
+        backend = DistributedBackend(SelfCommunicator())  # the ranks' steps on one rank: no collective
+    kernels_used = ((bfs_class, kernel_options(config, bfs_class)),
+                    (sssp_class, kernel_options(config, sssp_class)) if sssp_class else None)
     with _progress(config, desc="warm-up (compiles on a first run)", unit="part") as bar:
         def advance(done, total):
             bar.total = total
             bar.update(done - bar.n)
 
-        warm_up(backend, (bfs_class, kernel_options(config, bfs_class)),
-                (sssp_class, kernel_options(config, sssp_class)) if sssp_class else None, validate=config.validate,
-                progress=advance)
+        if comm.rank == 0:
+            warm_up(backend, *kernels_used, validate=config.validate, progress=advance)
+        comm.barrier()
+        if comm.rank != 0:
+            warm_up(backend, *kernels_used, validate=config.validate, workers=False)
+
+
+def run(config, stdout=None, comm=None):
+    """Run the whole protocol; print the report to ``stdout``. Returns the exit status (0 valid, 1 invalid).
+
+    ``comm``: the run's communicator (default: `graph500.comm.world`, P = 1
+    without an MPI launcher). Every rank calls `run`; rank 0 writes the report.
+    """
+    comm = comm or world()
+    config = dataclasses.replace(config, report_here=comm.rank == 0)
+    stdout = (stdout or sys.stdout) if config.report_here else _Discard()
+    try:
+        backend, bfs_class, sssp_class = _preflight(config, comm)
+    except Graph500Error as error:
+        if config.report_here:
+            raise
+        return error.exit_code  # every rank found it alike; rank 0 says it
+    if comm.size == 1:
+        return _run_checked(config, stdout, comm, backend, bfs_class, sssp_class)
+    try:
+        return _run_checked(config, stdout, comm, backend, bfs_class, sssp_class)
+    except BaseException as error:  # noqa: BLE001 (every rank must stop, whatever stopped this one)
+        reason = str(error) or type(error).__name__
+        comm.abort(f"graph500: rank {comm.rank} of {comm.size}: {reason}", getattr(error, "exit_code", 1))
+
+
+def _preflight(config, comm):
+    """``(backend, bfs class, sssp class or None)`` once the parameters, partition and memory are known good.
+
+    Every check here gives every rank the same answer (memory: after one
+    exchange of the ranks' needs).
+    """
+    check_config(config)
+    backend = load_backend(config.backend, comm)
+    bfs_class = _kernel_class("bfs", backend, config.bfs)
+    sssp_class = _kernel_class("sssp", backend, config.sssp) if config.run_sssp else None
+    if comm.size > 1:
+        backend.blocks(1 << config.scale)  # an impossible partition is refused here
+        if config.generator == "rmat":
+            raise Graph500Error("--generator rmat runs in one process only")
+    backend.check_memory(config.scale, config.edgefactor)
+    return backend, bfs_class, sssp_class
+
+
+def _run_checked(config, stdout, comm, backend, bfs_class, sssp_class):
+    """The protocol once the run's parameters, partition and memory are known to be good."""
+    num_vertices = 1 << config.scale
+    energy_run = energy.EnergyRun(config.energy, config.energy_loop, gpus=backend.energy_devices())
+    if comm.size > 1:
+        energy_run.disable("energy is measured in one-process runs only (ranks would count a host's meters "
+                           "more than once)")
+    energy_run.measure_idle()
+    _warm_up(config, backend, comm, bfs_class, sssp_class)
 
     with _progress(config, total=config.edgefactor << config.scale, desc="generate", unit="edge", unit_scale=True) as bar:
-        start = time.perf_counter()
         if config.generator == "rmat":
-            src, dst, weights = backend.generate_rmat(config.scale, config.edgefactor, config.rmat_probabilities, config.seed1)
+            (src, dst, weights), graph_generation = _slowest(comm, lambda: backend.generate_rmat(
+                config.scale, config.edgefactor, config.rmat_probabilities, config.seed1))
         else:
-            src, dst, weights = backend.generate(config.scale, config.edgefactor, config.seed1, config.seed2, bar.update)
-        graph_generation = time.perf_counter() - start
+            (src, dst, weights), graph_generation = _slowest(comm, lambda: backend.generate(
+                config.scale, config.edgefactor, config.seed1, config.seed2, bar.update))
+
+    def construct():
+        graph = backend.build(src, dst, num_vertices, weights if sssp_class else None)
+        return (bfs_class(graph, **kernel_options(config, bfs_class)),
+                sssp_class(graph, **kernel_options(config, sssp_class)) if sssp_class else None)
 
     with _progress(config, total=1, desc="construct") as bar:
-        start = time.perf_counter()
-        graph = backend.build(src, dst, num_vertices, weights if sssp_class else None)
-        bfs_kernel = bfs_class(graph, **kernel_options(config, bfs_class))
-        sssp_kernel = sssp_class(graph, **kernel_options(config, sssp_class)) if sssp_class else None
-        construction_time = time.perf_counter() - start
+        (bfs_kernel, sssp_kernel), construction_time = _slowest(comm, construct)
         bar.update(1)
 
     root_list = _choose_roots(config, backend, src, dst)
-    start = time.perf_counter()
-    validation_graph = ValidationGraph.from_edges(src, dst, num_vertices, weights if sssp_class else None)
-    validation_setup = time.perf_counter() - start
+    validation_graph, validation_setup = _slowest(comm, lambda: backend.validation_graph(
+        src, dst, num_vertices, weights if sssp_class else None))
     del src, dst, weights
 
     passes = [("bfs", bfs_kernel)] + ([("sssp", sssp_kernel)] if sssp_kernel else [])
@@ -243,8 +336,9 @@ def run(config, stdout=None):
                 validate_output(kind, validation_graph, root, warm_up_output)
             energy_run.measure_pass(kind, lambda: search_all(backend, kernel, root_list))
             results[kind] = run_pass(config, backend, kind, kernel, root_list, validation_graph)
-        except ValidationError as error:
-            print(f"graph500: {error}", file=sys.stderr)
+        except ValidationError as error:  # raised by every rank alike
+            if config.report_here:
+                print(f"graph500: {error}", file=sys.stderr)
             stdout.write(report.INVALID_RUN_LINE + "\n")
             return 1
 
@@ -259,15 +353,15 @@ def run(config, stdout=None):
     }
     stdout.write(report.official_block(
         scale=config.scale, edgefactor=config.edgefactor, nbfs=len(root_list),
-        graph_generation=graph_generation, num_mpi_processes=1, construction_time=construction_time,
+        graph_generation=graph_generation, num_mpi_processes=comm.size, construction_time=construction_time,
         bfs=results["bfs"], sssp=results.get("sssp"),
     ))
     energy_record = energy_run.record(results)
     stdout.write(report.energy_block(energy_record))
     stdout.write(report.extensions_block(extensions))
-    if config.json_path:
+    if config.json_path and config.report_here:
         record = report.run_record(
-            config=dataclasses.asdict(config), roots=[int(r) for r in root_list], seeds=[config.seed1, config.seed2],
+            config={key: value for key, value in dataclasses.asdict(config).items() if key != "report_here"}, roots=[int(r) for r in root_list], seeds=[config.seed1, config.seed2],
             graph_generation=graph_generation, construction_time=construction_time,
             bfs=results["bfs"], sssp=results.get("sssp"), extensions=extensions, energy=energy_record,
         )

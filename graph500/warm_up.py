@@ -47,7 +47,7 @@ import numpy as np
 from graph500.generators import rmat
 from graph500.generators.roots import search_keys
 from graph500.kernels.graph import simple_csr
-from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+from graph500.validators import validate_bfs, validate_sssp
 
 GENERATE_SCALE = 6
 BUILD_SCALE = 16
@@ -56,15 +56,16 @@ STAR_LEAVES = 1 << 16
 WORKER_START = 1  # seconds a spawned worker takes to start and import
 
 
-def warm_up(backend, bfs_kernel, sssp_kernel=None, validate=True, progress=None):
+def warm_up(backend, bfs_kernel, sssp_kernel=None, validate=True, progress=None, workers=True):
     """Compile (or load from the caches) what a run on ``backend`` calls.
 
     ``bfs_kernel`` and ``sssp_kernel``: the run's ``(kernel class, options)``;
     ``sssp_kernel`` is None for a run without SSSP. ``progress(done, total)``,
-    if given, hears of each part done here or in a worker.
+    if given, hears of each part done here or in a worker. ``workers=False``:
+    every part in this process (where another process filled the caches).
     """
     parts = _parts(backend, bfs_kernel, sssp_kernel, validate)
-    shares = schedule(parts, _worker_processes(backend, len(parts)))
+    shares = schedule(parts, _worker_processes(backend, len(parts)) if workers else 1)
     started = [(share, _start_worker(share)) for share in shares[1:] if share]
     workers = [(share, worker) for share, worker in started if worker is not None]
     here = shares[0] + [part for share, worker in started if worker is None for part in share]
@@ -164,7 +165,7 @@ def _validate_part(backend):
     leaves = np.arange(1, STAR_LEAVES + 1, dtype=np.int64)
     weights = (leaves / (STAR_LEAVES + 1)).astype(np.float32)
     src, dst, edge_weights = backend.edges_from_host(np.zeros_like(leaves), leaves, weights, num_vertices)
-    graph = ValidationGraph.from_edges(src, dst, num_vertices, edge_weights)
+    graph = backend.validation_graph(src, dst, num_vertices, edge_weights)
     parents = np.zeros(num_vertices, dtype=np.int64)
     parents[-1] = -1
     distances = np.concatenate([[0], weights, [np.inf]]).astype(np.float32)

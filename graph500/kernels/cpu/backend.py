@@ -2,12 +2,14 @@
 
 A backend is the small set of steps of the run protocol that depend on where
 the run happens. The harness calls, in order: `check_memory`, `generate`,
-`build` (kernel 1), `incident_vertices` (for the search keys), and
+`build` (kernel 1), `incident_vertices` (for the search keys),
+`validation_graph` (the validators' view of the tuples), and
 `timed(search, root)` for each search; the warm-up also uses
 `edges_from_host` and `from_host_csr`, which hand small edge lists and
 graphs made with NumPy to kernel 1 and the kernels as the generator and
 kernel 1 would. The GPU backend
-(``graph500.kernels.gpu.backend``) offers the same methods on CuPy arrays.
+(``graph500.kernels.gpu.backend``) offers the same methods on CuPy arrays,
+and ``graph500.distributed.DistributedBackend`` on the ranks of a run.
 """
 
 import platform
@@ -19,6 +21,7 @@ from graph500.errors import Graph500Error
 from graph500.generators import kronecker, rmat, roots
 from graph500.kernels.cpu.build import build_memory_bytes
 from graph500.kernels.cpu.reorder import Relabeled, degree_ordered_graph
+from graph500.validators import ValidationGraph
 
 GENERATION_CHUNKS = 32  # progress granularity of edge generation
 RUNTIME_BYTES = 256 << 20  # Python, NumPy, Numba and its compiler, measured at about 250 MB
@@ -120,6 +123,10 @@ class Backend:
         """A `CSRGraph` as kernel 1 returns graphs here: renumbered (by the identity, so no copy is made)."""
         identity = np.arange(graph.num_vertices)
         return Relabeled(graph.offsets, graph.neighbors, graph.weights, identity, identity)
+
+    def validation_graph(self, src, dst, num_vertices, weights):
+        """The validators' `ValidationGraph` of the run's tuples."""
+        return ValidationGraph.from_edges(src, dst, num_vertices, weights)
 
     def incident_vertices(self, src, dst, num_vertices):
         """Host boolean array: vertices with an edge other than a self-loop."""

@@ -24,6 +24,7 @@ from graph500.errors import Graph500Error
 from graph500.kernels.gpu import build as gpu_build, generator
 from graph500.kernels.gpu.runtime import cupy
 from graph500.kernels.graph import CSRGraph, neighbor_dtype
+from graph500.validators import ValidationGraph
 
 # Device bytes per edge tuple at the run's peak, by owner.
 EDGE_LIST_BYTES = 4 + 4 + 4  # int32 labels, float32 weight
@@ -114,6 +115,10 @@ class Backend:
         """A host `CSRGraph` as kernel 1 returns graphs here: on the device."""
         return CSRGraph(graph.num_vertices, *(cupy.asarray(array) for array in (graph.offsets, graph.neighbors,
                                                                                 graph.weights)))
+
+    def validation_graph(self, src, dst, num_vertices, weights):
+        """The validators' `ValidationGraph` of the run's tuples."""
+        return ValidationGraph.from_edges(src, dst, num_vertices, weights)
 
     def incident_vertices(self, src, dst, num_vertices):
         """Host boolean array: vertices with an edge other than a self-loop."""
