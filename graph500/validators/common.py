@@ -262,11 +262,9 @@ def check_parents(kernel, vg, root, parents):
     """Check parents-length, parent-out-of-range and root-not-self-parent; return `reached`."""
     xp = array_module(parents)
     n = vg.num_vertices
-    if not 0 <= root < n:
-        raise ValueError(f"root {root} is not a vertex of a graph with {n} vertices")
+    check_root(n, root)
     if parents.ndim != 1 or parents.shape[0] != n:
-        raise ValidationError(kernel, "parents-length",
-                              f"the parent array has shape {parents.shape}, expected ({n},)")
+        raise wrong_length(kernel, "parents-length", "parent", parents.shape, n)
     if parents.dtype.kind != "i":
         raise TypeError(f"parents must be a signed integer array, not {parents.dtype}")
     vertex = first_true(xp, (parents < -1) | (parents >= n))
@@ -281,6 +279,18 @@ def check_parents(kernel, vg, root, parents):
                               f"but the root must be its own parent",
                               vertex=root)
     return parents >= 0
+
+
+def check_root(num_vertices, root):
+    """Raise ValueError (a caller's mistake, not a broken rule) when `root` is no vertex."""
+    if not 0 <= root < num_vertices:
+        raise ValueError(f"root {root} is not a vertex of a graph with {num_vertices} vertices")
+
+
+def wrong_length(kernel, rule, name, shape, length, part=""):
+    """The ValidationError of an array (`name`: "parent", "distance") of `shape` that should hold `length`
+    entries; `part` prefixes the array's name (the distributed validator names the rank)."""
+    return ValidationError(kernel, rule, f"{part}the {name} array has shape {shape}, expected ({length},)")
 
 
 def tree_levels(kernel, parents, root, reached):

@@ -38,7 +38,7 @@ import numpy
 from ..errors import ValidationError
 from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
                      first_true, first_unconfirmed, raise_reached_unreached, tree_levels,
-                     use_numba)
+                     use_numba, wrong_length)
 
 KERNEL = "sssp"
 
@@ -113,8 +113,7 @@ def check_distances(vg, root, distances):
     """Check distances-length and root-distance; return the distances as float32."""
     n = vg.num_vertices
     if distances.ndim != 1 or distances.shape[0] != n:
-        raise ValidationError(KERNEL, "distances-length",
-                              f"the distance array has shape {distances.shape}, expected ({n},)")
+        raise wrong_length(KERNEL, "distances-length", "distance", distances.shape, n)
     distances = distances.astype(numpy.float32, copy=False)
     if not bool(distances[root] == 0):
         raise ValidationError(KERNEL, "root-distance",
