@@ -1,0 +1,149 @@
+"""`mpiexec -n P graph500 run` end to end: the same report for P = 1, 2 and 3, faults caught, failures contained.
+
+Each test starts real MPI ranks with the launcher on PATH (oversubscribed
+where the machine has fewer cores: one Numba thread a rank) and is skipped
+where mpiexec or mpi4py is missing. The runs are on the reference fixtures'
+parameters, so nedge, roots and validity are compared with the reference's
+own report and with the one-process run.
+"""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+DATA = pathlib.Path(__file__).parent / "data" / "reference-v3"
+FIXTURES = {
+    "s9_ef4_seed1-1": (9, 4, 1, 1),
+    "s10_ef16_seed2-3": (10, 16, 2, 3),
+    "s11_ef8_seed5-7": (11, 8, 5, 7),
+    "s12_ef16_seed2-3": (12, 16, 2, 3),
+}
+NEDGE_FIELDS = ("min_nedge", "firstquartile_nedge", "median_nedge", "thirdquartile_nedge", "max_nedge",
+                "mean_nedge", "stddev_nedge")
+TIMEOUT = 600
+
+try:
+    import mpi4py  # noqa: F401
+except ImportError:
+    mpi4py = None
+
+# The launcher installed beside this interpreter (the mpich wheel's, matching mpi4py's library), else PATH's.
+MPIEXEC = shutil.which("mpiexec", path=sysconfig.get_path("scripts")) or shutil.which("mpiexec")
+pytestmark = pytest.mark.skipif(mpi4py is None or MPIEXEC is None,
+                                reason="needs mpi4py and mpiexec (pip install '.[mpi]')")
+
+
+def mpiexec(num_ranks, *argv, timeout=TIMEOUT):
+    """Run ``argv`` (after the Python interpreter) on ``num_ranks`` ranks; the CompletedProcess."""
+    environment = dict(os.environ, NUMBA_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+    return subprocess.run([MPIEXEC, "-n", str(num_ranks), sys.executable, *argv], capture_output=True, text=True,
+                          timeout=timeout, env=environment, cwd=pathlib.Path(__file__).parent.parent)
+
+
+def _fields(text):
+    pairs = {}
+    for line in text.splitlines():
+        if ":" in line and not line.startswith("#"):
+            name, value = line.split(":", 1)
+            pairs[name.strip()] = value.strip()
+    return pairs
+
+
+def _run(num_ranks, name, tmp_path, *extra):
+    scale, edgefactor, seed1, seed2 = FIXTURES[name]
+    record_path = tmp_path / f"{name}-{num_ranks}.json"
+    result = mpiexec(num_ranks, "-m", "graph500", "run", "--scale", str(scale), "--edgefactor", str(edgefactor),
+                     "--seed1", str(seed1), "--seed2", str(seed2), "--json", str(record_path), *extra)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return _fields(result.stdout), json.loads(record_path.read_text()), result
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_two_and_three_ranks_report_the_reference_nedge_and_roots(tmp_path, name):
+    reference = _fields((DATA / f"{name}.stats").read_text())
+    one, one_record, _ = _run(1, name, tmp_path)
+    for num_ranks in (2, 3):
+        ours, record, result = _run(num_ranks, name, tmp_path)
+        assert ours["num_mpi_processes"] == str(num_ranks)
+        for field in NEDGE_FIELDS:
+            assert ours[field] == reference[field] == one[field], (num_ranks, field)
+        assert record["roots"] == one_record["roots"]
+        assert record["bfs"]["nedges"] == one_record["bfs"]["nedges"]
+        assert record["sssp"]["nedges"] == one_record["sssp"]["nedges"]
+        assert ours["validation"] == "passed"
+        assert ours["bfs_kernel"] == "distributed-direction-optimizing"
+        assert ours["sssp_kernel"] == "distributed-delta-stepping"
+        assert f"{num_ranks} ranks x 1 Numba threads" in ours["device"]
+        assert result.stdout.count("SCALE:") == 1  # rank 0 alone reports
+        assert record["extensions"]["threads_per_rank"] == 1
+
+
+FAULTY_RUN = """
+import sys
+import numpy as np
+from graph500 import harness, kernels
+from graph500.comm import world
+from graph500.kernels.cpu.bfs_distributed import DistributedBFS
+
+comm = world()
+FAULT = sys.argv[1]
+
+
+@kernels.register()
+class FaultyBFS(DistributedBFS):
+    name = "faulty"
+
+    def search(self, root):
+        parents = super().search(root)
+        if comm.rank == comm.size - 1:
+            if FAULT == "raise":
+                raise RuntimeError("planted failure")
+            reached = np.flatnonzero(parents >= 0)
+            vertex = reached[-1]
+            parents[vertex] = vertex + self.graph.first_vertex  # a reached vertex its own parent
+        return parents
+
+
+config = harness.RunConfig(scale=10, bfs="faulty", run_sssp=False, num_roots=4)
+sys.exit(harness.run(config, comm=comm))
+"""
+
+
+def test_a_fault_planted_on_the_last_rank_is_caught_and_named(tmp_path):
+    script = tmp_path / "faulty.py"
+    script.write_text(FAULTY_RUN)
+    result = mpiexec(3, str(script), "parents")
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert result.stdout.count("invalid") >= 1 or "INVALID" in result.stdout.upper()
+    assert result.stderr.count("tree-edge-level") == 1, result.stderr  # said once, by rank 0
+
+
+def test_a_rank_that_fails_aborts_every_rank_with_one_line(tmp_path):
+    script = tmp_path / "faulty.py"
+    script.write_text(FAULTY_RUN)
+    result = mpiexec(2, str(script), "raise", timeout=300)
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
+    assert lines == ["graph500: rank 1 of 2: planted failure"], result.stderr
+
+
+def test_an_impossible_partition_is_refused_once(tmp_path):
+    result = mpiexec(7, "-m", "graph500", "run", "--scale", "9", timeout=300)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
+    assert len(lines) == 1 and "7 ranks cannot share 512 vertices" in lines[0], result.stderr
+    assert result.stdout == ""
+
+
+def test_gpu_backend_with_several_ranks_is_refused_once():
+    result = mpiexec(2, "-m", "graph500", "run", "--scale", "10", "--backend", "gpu", timeout=300)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
+    assert lines == ["graph500: --backend gpu runs in one process; a run of several ranks runs on the CPU"]
