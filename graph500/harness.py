@@ -364,6 +364,7 @@ def _run_checked(config, stdout, comm, backend, bfs_class, sssp_class):
             config={key: value for key, value in dataclasses.asdict(config).items() if key != "report_here"}, roots=[int(r) for r in root_list], seeds=[config.seed1, config.seed2],
             graph_generation=graph_generation, construction_time=construction_time,
             bfs=results["bfs"], sssp=results.get("sssp"), extensions=extensions, energy=energy_record,
+            num_mpi_processes=comm.size,
         )
         report.write_json_atomic(config.json_path, record)
         print(f"graph500: wrote {os.path.abspath(config.json_path)}", file=sys.stderr)

@@ -37,6 +37,9 @@ written atomically (`write_json_atomic`).  Keys, in this order:
 * ``config`` -- the run's parameters; ``seeds``; ``roots`` -- the search keys.
 * ``machine`` -- `machine_info`: hostname, platform, CPUs, library versions.
 * ``graph_generation``, ``construction_time`` -- seconds.
+* ``num_mpi_processes`` -- the run's ranks (1 without an MPI launcher); a
+  run of several ranks also says its ``hosts``, ``threads_per_rank`` and
+  ``mpi_library`` in ``extensions``.
 * ``bfs``, ``sssp`` -- per-search ``times``, ``nedges``, ``validate_times``
   (None when validation was skipped); None for a pass that did not run.  A
   traced run adds ``trace``: per search, a list of per-level dicts with
@@ -48,7 +51,7 @@ written atomically (`write_json_atomic`).  Keys, in this order:
 * ``energy`` -- `graph500.energy.EnergyRun.record`: None for ``--energy off``.
 
 The version changes only when an existing key changes its meaning or shape.
-Keys added later (``energy``, ``bfs.trace``) keep ``/1``: readers treat a
+Keys added later (``energy``, ``bfs.trace``, ``num_mpi_processes``) keep ``/1``: readers treat a
 missing one as "not measured" and ignore keys they do not know.
 """
 
@@ -370,7 +373,7 @@ def _pass_statistics(result):
 
 
 def run_record(*, config, roots, graph_generation, construction_time, bfs, sssp=None,
-               extensions=None, seeds=None, energy=None):
+               extensions=None, seeds=None, energy=None, num_mpi_processes=1):
     """The JSON record of one run (schema ``graph500-run/1``, see the module docstring).
 
     ``seeds`` defaults to ``config["seeds"]`` when present.  ``bfs``/``sssp``
@@ -390,6 +393,7 @@ def run_record(*, config, roots, graph_generation, construction_time, bfs, sssp=
         "machine": machine_info(),
         "graph_generation": float(graph_generation),
         "construction_time": float(construction_time),
+        "num_mpi_processes": int(num_mpi_processes),
         "bfs": _pass_record(bfs),
         "sssp": _pass_record(sssp),
         "statistics": {"bfs": _pass_statistics(bfs), "sssp": _pass_statistics(sssp)},

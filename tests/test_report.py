@@ -211,8 +211,9 @@ def test_run_record(tmp_path):
                      roots=np.arange(64, dtype=np.int64), graph_generation=0.5,
                      construction_time=0.25, bfs=bfs, sssp=sssp,
                      extensions={"kernel": "numba-cpu"})
-    assert list(rec)[:9] == ["schema", "created", "config", "seeds", "roots", "machine",
-                             "graph_generation", "construction_time", "bfs"]
+    assert list(rec)[:10] == ["schema", "created", "config", "seeds", "roots", "machine",
+                              "graph_generation", "construction_time", "num_mpi_processes", "bfs"]
+    assert rec["num_mpi_processes"] == 1
     assert rec["schema"] == "graph500-run/1"
     assert rec["created"].endswith("+00:00")
     assert rec["seeds"] == [2, 3]
