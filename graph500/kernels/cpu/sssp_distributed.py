@@ -1,0 +1,497 @@
+"""Kernel 3, ``distributed-delta-stepping``: delta-stepping SSSP over the ranks of a run, bulk-synchronous.
+
+Algorithm: Meyer and Sanders' delta-stepping ("Delta-stepping: a
+parallelizable shortest path algorithm", J. Algorithms 49, 2003) in the
+distributed form of Chakaravarthy, Checconi, Petrini and Sabharwal
+("Scalable single source shortest path algorithms for massively parallel
+systems", IPDPS 2014). Each rank owns a block of vertices (1D partition,
+`graph500.partition.VertexBlocks`) and their rows. Buckets of width
+``delta`` are settled in increasing order, every rank on the same bucket b:
+
+1. Light rounds. The rank relaxes the light edges (weight < delta) of its
+   vertices in bucket b, *to a local fixpoint*: an improvement of an owned
+   vertex is applied at once, and if it falls in b the vertex is relaxed
+   again in the same round; an edge to another rank's vertex becomes a
+   request (vertex, float32 distance, parent). Then the requests are
+   exchanged, each owner applies those that improve, and the ranks agree on
+   the smallest non-empty bucket (min) and whether any settled vertex has
+   heavy edges. While some rank has work in b, another light round.
+2. One heavy round: the heavy edges of every vertex settled in b, relaxed
+   once (their targets fall in later buckets), exchanged the same way.
+3. The next bucket is the agreed smallest one; the search ends when no rank
+   has a non-empty bucket.
+
+Communication per round: the request counts (Alltoall), the requests
+(Alltoallv of uint32 triples: the target's local index at its owner, the
+distance's float32 bits, the parent's label) and one Allreduce(min) of two
+int64s (next bucket, minus the heavy edges waiting). Rounds, not volume,
+dominate at small frontiers, so a round does all the local work it can
+(the local fixpoint) and a heavy round happens only when some rank has heavy
+edges to relax. Requests are pruned at the sender: it remembers, per remote
+vertex, the smallest distance it has sent there this search, sends only
+requests below it, and of one round's requests to a vertex only the last
+(the smallest).
+
+State: as the one-process kernel (`sssp_delta_stepping`), each owned vertex
+keeps one 64-bit word, float32 distance bits above the parent's (global,
+original) label; a request improves a vertex only with a strictly smaller
+distance, so a parent always holds its distance before its child's word is
+written and zero-weight edges cannot close a parent cycle. Every distance is
+the float32 sum ``float32(d(u) + w)`` carried with the request, which is
+what the validator checks.
+
+Data structures (built in ``__init__``, charged to construction): each rank
+renumbers its own vertices by decreasing degree (hubs at the front of its
+per-vertex arrays) and rewrites its rows into four parts, ``bounds[v, part]``
+starting each: local light, remote light, local heavy, remote heavy. Local
+entries hold the neighbour's local index; remote entries hold a *ghost*
+index, one per distinct remote neighbour, with the ghost's owner, its local
+index at the owner (asked once, by two Alltoallv) and the smallest distance
+sent to it. Buckets are a ring of ``ceil(max weight / delta) + 3`` bins
+(no relaxation reaches further), each an intrusive doubly linked list
+through per-vertex ``bin_next`` / ``bin_prev`` arrays: a vertex is in one bin
+at most and moves in O(1), so bin sizes are exact and a rank never reports a
+bucket that holds only stale entries. The settled list (vertices of the
+current bucket, each once) feeds the heavy round. The request buffer and the
+send buffer grow by doubling and are kept for later searches. Limit: fewer
+than 2^32 vertices (the parent takes 32 bits of the word and of a request).
+
+Per rank the search runs on one thread (the relaxation order is what keeps
+it atomic-free and exact), so a run puts one rank on each core; the
+per-vertex start and unpacking loops and the construction are parallel.
+
+Tunables: ``delta`` (default ``DELTA_PER_MAX_WEIGHT`` x the largest weight;
+a larger delta than the one-process kernel's, since every bucket costs at
+least two rounds of collectives; see ``benchmarks/distributed_sssp.py``).
+
+Numba notes: the jitted functions share the rank's state as one reference
+(a StructRef, as in `sssp_delta_stepping`); the communicator is called from
+Python between them, two jitted calls per round.
+"""
+
+import time
+
+import numba
+import numpy as np
+from numba.core import types
+from numba.cpython.unsafe.numbers import viewer
+from numba.experimental import structref
+
+from graph500.kernels import register
+from graph500.kernels.cpu.reorder import Relabeled, by_decreasing_degree, inverse_permutation
+from graph500.kernels.cpu.sssp_delta_stepping import (MAX_VERTICES, RING_SLACK, UNREACHED, _PARENT_MASK, _SHIFT,
+                                                      _bucket, _distance, _pack)
+from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
+
+DELTA_PER_MAX_WEIGHT = 0.02
+LOCAL_LIGHT, REMOTE_LIGHT, LOCAL_HEAVY, REMOTE_HEAVY = 0, 1, 2, 3  # the parts of a row, in order
+ROW_PARTS = 4
+NOT_BINNED = -1
+NO_BUCKET = np.iinfo(np.int64).max
+REQUEST_FIELDS = 3  # uint32s per request on the wire: target's local index, distance bits, parent label
+INFINITY_BITS = np.uint32(0x7F800000)
+
+
+# ---------------------------------------------------------------- the rank's state
+
+@structref.register
+class RankStateType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class RankState(structref.StructRefProxy):
+    """Everything a rank's search reads and writes, shared by the jitted functions as one reference."""
+
+
+RANK_STATE_FIELDS = (
+    "bounds", "columns", "weights", "order", "first_vertex",  # the rank's rows, renumbered and split
+    "ghost_owner", "ghost_target", "ghost_sent",  # per remote neighbour
+    "state", "bin_of", "bin_next", "bin_prev", "bin_head", "bin_size",  # per owned vertex; the bucket ring
+    "frontier", "settled", "is_settled", "settled_count", "heavy_waiting", "bucket",
+    "request_ghost", "request_word", "request_count", "send", "num_ranks", "inverse_delta",
+)
+structref.define_proxy(RankState, RankStateType, RANK_STATE_FIELDS)
+
+
+@numba.njit(cache=True)
+def _new_rank_state(bounds, columns, weights, order, first_vertex, ghost_owner, ghost_target, num_ranks, ring,
+                    request_capacity, inverse_delta):
+    num_local = order.shape[0]
+    index = np.int32
+    return RankState(bounds, columns, weights, order, first_vertex,
+                     ghost_owner, ghost_target, np.full(ghost_owner.shape[0], INFINITY_BITS, dtype=np.uint32),
+                     np.full(num_local, UNREACHED, dtype=np.uint64), np.full(num_local, NOT_BINNED, dtype=index),
+                     np.empty(num_local, dtype=index), np.empty(num_local, dtype=index),
+                     np.full(ring, NOT_BINNED, dtype=np.int64), np.zeros(ring, dtype=np.int64),
+                     np.empty(num_local, dtype=index), np.empty(num_local, dtype=index),
+                     np.zeros(num_local, dtype=np.bool_), np.int64(0), np.int64(0), np.int64(0),
+                     np.empty(request_capacity, dtype=np.int64), np.empty(request_capacity, dtype=np.uint64),
+                     np.int64(0), np.empty(REQUEST_FIELDS * request_capacity, dtype=np.uint32),
+                     np.int64(num_ranks), inverse_delta)
+
+
+# ---------------------------------------------------------------- bins
+
+@numba.njit(inline="always", cache=True)
+def _unlink(rs, v):
+    slot = rs.bin_of[v]
+    before, after = rs.bin_prev[v], rs.bin_next[v]
+    if before == NOT_BINNED:
+        rs.bin_head[slot] = after
+    else:
+        rs.bin_next[before] = after
+    if after != NOT_BINNED:
+        rs.bin_prev[after] = before
+    rs.bin_size[slot] -= 1
+
+
+@numba.njit(inline="always", cache=True)
+def _improve(rs, v, word):
+    """Keep ``word`` as v's state if its distance is smaller, moving v to the bin of its new bucket."""
+    if (word >> _SHIFT) >= (rs.state[v] >> _SHIFT):
+        return
+    rs.state[v] = word
+    slot = _bucket(word, rs.inverse_delta) % rs.bin_head.shape[0]
+    if rs.bin_of[v] == slot:
+        return
+    if rs.bin_of[v] != NOT_BINNED:
+        _unlink(rs, v)
+    head = rs.bin_head[slot]
+    rs.bin_next[v] = head
+    rs.bin_prev[v] = NOT_BINNED
+    if head != NOT_BINNED:
+        rs.bin_prev[head] = v
+    rs.bin_head[slot] = v
+    rs.bin_of[v] = slot
+    rs.bin_size[slot] += 1
+
+
+@numba.njit(cache=True)
+def _smallest_bucket(rs):
+    """The first non-empty bucket from the current one, or NO_BUCKET."""
+    ring = rs.bin_size.shape[0]
+    for later in range(rs.bucket, rs.bucket + ring):
+        if rs.bin_size[later % ring]:
+            return later
+    return NO_BUCKET
+
+
+# ---------------------------------------------------------------- relaxation
+
+@numba.njit(cache=True)
+def _grow_requests(rs):
+    capacity = 2 * rs.request_ghost.shape[0]
+    ghost = np.empty(capacity, dtype=np.int64)
+    word = np.empty(capacity, dtype=np.uint64)
+    ghost[:rs.request_count] = rs.request_ghost[:rs.request_count]
+    word[:rs.request_count] = rs.request_word[:rs.request_count]
+    rs.request_ghost, rs.request_word = ghost, word
+
+
+@numba.njit(cache=True)
+def _relax(rs, u, part):
+    """Relax u's local and remote entries of the light (part 0) or heavy (part 2) half of its row from u's
+    state: local improvements applied, remote ones appended as requests when below what was sent before.
+    Returns the edges examined."""
+    local_begin, remote_begin = rs.bounds[u, part], rs.bounds[u, part + 1]
+    end = rs.bounds[u, part + 2] if part == LOCAL_LIGHT else rs.bounds[u + 1, LOCAL_LIGHT]
+    distance = _distance(rs.state[u])
+    parent = rs.first_vertex + rs.order[u]
+    columns, weights = rs.columns, rs.weights
+    for k in range(local_begin, remote_begin):
+        _improve(rs, columns[k], _pack(np.float32(distance + weights[k]), parent))
+    ghost_sent = rs.ghost_sent
+    for k in range(remote_begin, end):
+        ghost = columns[k]
+        candidate = np.float32(distance + weights[k])
+        bits = viewer(candidate, np.uint32)
+        if bits < ghost_sent[ghost]:
+            ghost_sent[ghost] = bits
+            if rs.request_count == rs.request_ghost.shape[0]:
+                _grow_requests(rs)
+            rs.request_ghost[rs.request_count] = ghost
+            rs.request_word[rs.request_count] = _pack(candidate, parent)
+            rs.request_count += 1
+    return end - local_begin
+
+
+@numba.njit(cache=True)
+def _clear_settled(rs):
+    for i in range(rs.settled_count):
+        rs.is_settled[rs.settled[i]] = False
+    rs.settled_count = 0
+    rs.heavy_waiting = 0
+
+
+@numba.njit(cache=True)
+def _light_round(rs, bucket):
+    """Relax the light edges of the rank's vertices in ``bucket`` until none is left there; returns
+    (vertices relaxed, edges examined)."""
+    if bucket != rs.bucket:
+        _clear_settled(rs)
+        rs.bucket = bucket
+    slot = bucket % rs.bin_head.shape[0]
+    relaxed = 0
+    examined = 0
+    while rs.bin_size[slot]:
+        count = 0
+        v = rs.bin_head[slot]
+        while v != NOT_BINNED:
+            rs.frontier[count] = v
+            count += 1
+            rs.bin_of[v] = NOT_BINNED
+            v = rs.bin_next[v]
+        rs.bin_head[slot] = NOT_BINNED
+        rs.bin_size[slot] = 0
+        for i in range(count):
+            u = rs.frontier[i]
+            if not rs.is_settled[u]:
+                rs.is_settled[u] = True
+                rs.settled[rs.settled_count] = u
+                rs.settled_count += 1
+                rs.heavy_waiting += rs.bounds[u + 1, LOCAL_LIGHT] - rs.bounds[u, LOCAL_HEAVY]
+            examined += _relax(rs, u, LOCAL_LIGHT)
+        relaxed += count
+    return relaxed, examined
+
+
+@numba.njit(cache=True)
+def _heavy_round(rs):
+    """Relax the heavy edges of the vertices settled in the current bucket, once; returns (vertices, edges)."""
+    examined = 0
+    for i in range(rs.settled_count):
+        examined += _relax(rs, rs.settled[i], LOCAL_HEAVY)
+    relaxed = rs.settled_count
+    _clear_settled(rs)
+    return relaxed, examined
+
+
+# ---------------------------------------------------------------- exchange
+
+@numba.njit(cache=True)
+def _requests_to_send(rs):
+    """The round's requests as uint32 triples grouped by owner, and the uint32s for each rank.
+
+    Of several requests to one ghost only the last, the smallest, is sent
+    (its distance is the ghost's ``ghost_sent``)."""
+    counts = np.zeros(rs.num_ranks, dtype=np.int64)
+    for i in range(rs.request_count):
+        ghost = rs.request_ghost[i]
+        if (rs.request_word[i] >> _SHIFT) == rs.ghost_sent[ghost]:
+            counts[rs.ghost_owner[ghost]] += REQUEST_FIELDS
+    if counts.sum() > rs.send.shape[0]:
+        rs.send = np.empty(2 * counts.sum(), dtype=np.uint32)
+    cursor = np.zeros(rs.num_ranks, dtype=np.int64)
+    for rank in range(1, rs.num_ranks):
+        cursor[rank] = cursor[rank - 1] + counts[rank - 1]
+    send = rs.send
+    for i in range(rs.request_count):
+        ghost = rs.request_ghost[i]
+        word = rs.request_word[i]
+        if (word >> _SHIFT) == rs.ghost_sent[ghost]:
+            at = cursor[rs.ghost_owner[ghost]]
+            send[at] = rs.ghost_target[ghost]
+            send[at + 1] = np.uint32(word >> _SHIFT)
+            send[at + 2] = np.uint32(word & _PARENT_MASK)
+            cursor[rs.ghost_owner[ghost]] = at + REQUEST_FIELDS
+    rs.request_count = 0
+    return send[:counts.sum()], counts
+
+
+@numba.njit(cache=True)
+def _apply_requests(rs, received):
+    """Apply the received requests; returns the rank's part of the round's Allreduce(min): the smallest
+    non-empty bucket and minus the heavy edges waiting."""
+    for at in range(0, received.shape[0], REQUEST_FIELDS):
+        word = (np.uint64(received[at + 1]) << _SHIFT) | np.uint64(received[at + 2])
+        _improve(rs, received[at], word)
+    status = np.empty(2, dtype=np.int64)
+    status[0] = _smallest_bucket(rs)
+    status[1] = -rs.heavy_waiting
+    return status
+
+
+# ---------------------------------------------------------------- start and end of a search
+
+@numba.njit(cache=True)
+def _start(rs, root_local):
+    """Put the root (local index, or -1 when another rank owns it) in bucket 0."""
+    _clear_settled(rs)
+    rs.bucket = 0
+    if root_local >= 0:
+        _improve(rs, root_local, _pack(np.float32(0.0), rs.first_vertex + rs.order[root_local]))
+
+
+@numba.njit(parallel=True, cache=True)
+def _finish(rs, parents, distances):
+    """Parents and distances of the owned vertices in their original order; reset the per-search state."""
+    state, order = rs.state, rs.order
+    for v in numba.prange(state.shape[0]):
+        word = state[v]
+        if word == UNREACHED:
+            parents[order[v]] = -1
+            distances[order[v]] = np.inf
+        else:
+            parents[order[v]] = np.int64(word & _PARENT_MASK)
+            distances[order[v]] = _distance(word)
+            state[v] = UNREACHED
+    for ghost in numba.prange(rs.ghost_sent.shape[0]):
+        rs.ghost_sent[ghost] = INFINITY_BITS
+
+
+# ---------------------------------------------------------------- construction
+
+@numba.njit(parallel=True, cache=True)
+def _mark_remote(neighbors, first, stop, marks):
+    for k in numba.prange(neighbors.shape[0]):
+        v = neighbors[k]
+        if v < first or v >= stop:
+            marks[v] = True
+
+
+@numba.njit(inline="always", cache=True)
+def _part(neighbor, weight, first, stop, split_below):
+    remote = neighbor < first or neighbor >= stop
+    return (REMOTE_LIGHT if remote else LOCAL_LIGHT) + (LOCAL_HEAVY if weight >= split_below else 0)
+
+
+@numba.njit(parallel=True, cache=True)
+def _count_parts(offsets, neighbors, weights, order, first, stop, split_below, sizes):
+    """``sizes[new, part]``: entries of each part of each renumbered row."""
+    for new in numba.prange(order.shape[0]):
+        old = order[new]
+        for k in range(offsets[old], offsets[old + 1]):
+            sizes[new, _part(neighbors[k], weights[k], first, stop, split_below)] += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def _fill_parts(offsets, neighbors, weights, order, new_label, ghost_of, first, stop, split_below, bounds,
+                columns, row_weights):
+    """Write each renumbered row's entries into its parts: local index or ghost index, and the weight."""
+    for new in numba.prange(order.shape[0]):
+        old = order[new]
+        local_light, remote_light, local_heavy, remote_heavy = bounds[new, 0], bounds[new, 1], bounds[new, 2], \
+            bounds[new, 3]
+        for k in range(offsets[old], offsets[old + 1]):
+            neighbor = neighbors[k]
+            part = _part(neighbor, weights[k], first, stop, split_below)
+            if part == LOCAL_LIGHT:
+                at, local_light = local_light, local_light + 1
+            elif part == REMOTE_LIGHT:
+                at, remote_light = remote_light, remote_light + 1
+            elif part == LOCAL_HEAVY:
+                at, local_heavy = local_heavy, local_heavy + 1
+            else:
+                at, remote_heavy = remote_heavy, remote_heavy + 1
+            columns[at] = ghost_of[neighbor] if part & 1 else new_label[neighbor - first]
+            row_weights[at] = weights[k]
+
+
+def _split_rows(graph, order, new_label, ghost_of, split_below):
+    """``(bounds, columns, weights)``: the rows renumbered and split in their four parts."""
+    num_local = order.shape[0]
+    first, stop = graph.first_vertex, graph.first_vertex + num_local
+    sizes = np.zeros((num_local, ROW_PARTS), dtype=np.int64)
+    _count_parts(graph.offsets, graph.neighbors, graph.weights, order, first, stop, split_below, sizes)
+    bounds = np.empty((num_local + 1) * ROW_PARTS, dtype=np.int64)
+    bounds[0] = 0
+    np.cumsum(sizes.ravel(), out=bounds[1:num_local * ROW_PARTS + 1])
+    bounds[num_local * ROW_PARTS + 1:] = bounds[num_local * ROW_PARTS]
+    bounds = bounds.reshape(num_local + 1, ROW_PARTS)
+    columns = np.empty(graph.num_edges, dtype=neighbor_dtype(graph.num_vertices))
+    weights = np.empty(graph.num_edges, dtype=np.float32)
+    _fill_parts(graph.offsets, graph.neighbors, graph.weights, order, new_label, ghost_of, first, stop,
+                split_below, bounds, columns, weights)
+    return bounds, columns, weights
+
+
+def _ghosts(graph, new_label):
+    """``(ghost_of, owner, target)``: the index of each remote neighbour (labels not remote: unused), and per
+    ghost its owner and its local index there (asked of the owners: collective)."""
+    comm, blocks = graph.comm, graph.blocks
+    marks = np.zeros(graph.num_vertices, dtype=np.bool_)
+    _mark_remote(graph.neighbors, graph.first_vertex, graph.first_vertex + graph.num_local, marks)
+    labels = np.flatnonzero(marks)  # increasing, so grouped by owner in rank order
+    del marks
+    ghost_of = np.empty(graph.num_vertices, dtype=neighbor_dtype(graph.num_vertices))
+    ghost_of[labels] = np.arange(labels.shape[0])
+    owner = blocks.owner(labels)
+    (asked,), asked_counts = comm.alltoallv((labels - owner * blocks.block,), np.bincount(owner, minlength=comm.size))
+    (target,), _ = comm.alltoallv((new_label[asked].astype(np.uint32),), asked_counts)
+    return ghost_of, owner.astype(np.int32), target
+
+
+# ---------------------------------------------------------------- the kernel
+
+@register(distributed_default=True)
+class DistributedDeltaStepping:
+    """Delta-stepping over the ranks of a run: requests by Alltoallv, buckets agreed by Allreduce."""
+
+    name = "distributed-delta-stepping"
+    kind = "sssp"
+    backend = "cpu"
+    distributed = True
+
+    def __init__(self, graph, delta=None, trace=False):
+        self.relabeled = graph if isinstance(graph, Relabeled) and graph.renumbered else None
+        if not isinstance(graph, PartitionedGraph):
+            graph = whole_graph_part(graph)
+        if graph.weights is None:
+            raise ValueError("SSSP needs a weighted graph")
+        if graph.num_vertices > MAX_VERTICES:
+            raise ValueError(f"{self.name} handles at most {MAX_VERTICES} vertices, got {graph.num_vertices}")
+        comm = graph.comm
+        max_weight = comm.allreduce(float(graph.weights.max()) if graph.num_edges else 0.0, "max")
+        if delta is None:
+            delta = DELTA_PER_MAX_WEIGHT * max_weight if max_weight > 0 else 1.0
+        if not delta > 0:
+            raise ValueError(f"delta must be positive, got {delta}")
+        self.delta = float(delta)
+        self.comm, self.first_vertex, self.num_local = comm, graph.first_vertex, graph.num_local
+        self.order = by_decreasing_degree(np.diff(graph.offsets))
+        self.new_label = inverse_permutation(self.order)
+        ghost_of, ghost_owner, ghost_target = _ghosts(graph, self.new_label)
+        bounds, columns, weights = _split_rows(graph, self.order, self.new_label, ghost_of, np.float32(self.delta))
+        del ghost_of
+        ring = int(np.ceil(max_weight / self.delta)) + RING_SLACK
+        self.rank_state = _new_rank_state(bounds, columns, weights, self.order, np.int64(self.first_vertex),
+                                          ghost_owner, ghost_target, np.int64(comm.size), np.int64(ring),
+                                          np.int64(max(1024, ghost_owner.shape[0] // 4)), 1.0 / self.delta)
+        self.keep_trace = trace
+        self.trace = [] if trace else None
+
+    def search(self, root):
+        comm, rs = self.comm, self.rank_state
+        if self.relabeled is not None:
+            root = int(self.relabeled.new_label[root])
+        local = root - self.first_vertex
+        _start(rs, self.new_label[local] if 0 <= local < self.num_local else -1)
+        rounds = []
+        bucket, heavy = 0, False
+        while True:
+            started = time.perf_counter()
+            relaxed, examined = _heavy_round(rs) if heavy else _light_round(rs, bucket)
+            send, send_counts = _requests_to_send(rs)
+            (received,), _ = comm.alltoallv((send,), send_counts)
+            next_bucket, minus_heavy_waiting = comm.allreduce(_apply_requests(rs, received), "min")
+            if self.keep_trace:
+                rounds.append(("heavy" if heavy else "light", bucket, relaxed, examined,
+                               time.perf_counter() - started))
+            if next_bucket == bucket:
+                heavy = False
+            elif minus_heavy_waiting < 0:
+                heavy = True
+            elif next_bucket == NO_BUCKET:
+                break
+            else:
+                bucket, heavy = int(next_bucket), False
+        parents = np.empty(self.num_local, dtype=np.int64)
+        distances = np.empty(self.num_local, dtype=np.float32)
+        _finish(rs, parents, distances)
+        if self.keep_trace:
+            self.trace = [{"direction": direction, "bucket": bucket, "frontier": relaxed, "edges_examined": examined,
+                           "seconds": seconds} for direction, bucket, relaxed, examined, seconds in rounds]
+        if self.relabeled is not None:
+            return self.relabeled.parents_to_original(parents), self.relabeled.values_to_original(distances)
+        return parents, distances
