@@ -65,7 +65,7 @@ def _claim_edges(offsets, neighbors, frontier, edge_prefix, begin, end, visited,
 
 
 @numba.njit(cache=True)
-def _edge_prefix(offsets, frontier):
+def frontier_edge_prefix(offsets, frontier):
     """``prefix[i]``: edges of ``frontier[:i]``."""
     prefix = np.empty(frontier.shape[0] + 1, dtype=np.int64)
     prefix[0] = 0
@@ -112,7 +112,7 @@ def _claim_or_keep(keep, offsets, neighbors, frontier, edge_prefix, visited, par
 @numba.njit(cache=True)
 def _serial_step(offsets, neighbors, frontier, visited, parent, found_vertex, found_claimer):
     """One thread, no race: every claim lands, the buffer is the next frontier."""
-    edge_prefix = _edge_prefix(offsets, frontier)
+    edge_prefix = frontier_edge_prefix(offsets, frontier)
     count = _claim_edges(offsets, neighbors, frontier, edge_prefix, 0, edge_prefix[frontier.shape[0]], visited,
                          parent, found_vertex, found_claimer, 0)
     next_frontier = np.empty(count, dtype=np.int64)
@@ -126,7 +126,7 @@ def _serial_step(offsets, neighbors, frontier, visited, parent, found_vertex, fo
 
 @numba.njit(cache=True)
 def _parallel_step(offsets, neighbors, frontier, visited, parent, found_vertex, found_claimer, num_tasks):
-    edge_prefix = _edge_prefix(offsets, frontier)
+    edge_prefix = frontier_edge_prefix(offsets, frontier)
     found_counts = np.zeros(num_tasks, dtype=np.int64)
     kept_edges = np.zeros(num_tasks, dtype=np.int64)
     for keep in (False, True):

@@ -1,0 +1,275 @@
+"""Kernel 2, ``distributed-direction-optimizing``: direction-optimizing BFS over the P ranks of a run.
+
+Algorithm: Beamer, Asanovic and Patterson, "Direction-Optimizing
+Breadth-First Search" (SC 2012), on the 1D vertex partition of Buluç and
+Madduri, "Parallel Breadth-First Search on Distributed Memory Systems" (SC
+2011): rank r owns a block of vertices (`graph500.partition.VertexBlocks`)
+and the CSR rows of its vertices, neighbours under their global labels
+(`graph500.kernels.graph.PartitionedGraph`). Every level starts with the
+frontier replicated on every rank as a bitmap of all N vertices (each rank
+contributes the words of its block: an allgather), as in the replicated-bitmap
+bottom-up of Yasui, Fujisawa and Sato (Graph500 2013-2014, with Ueno's
+bitmap-compressed allgather); the replicated visited bitmap is OR-ed with it.
+Then, by Beamer's rules on global counts:
+
+- top-down: each rank expands its own frontier vertices (a queue made from
+  its words). A neighbour ``v`` already visited is skipped; an unvisited one
+  becomes the request (child ``v``, parent ``u``) for the owner of ``v``
+  (requests to itself included), and ``v``'s bit is set in the rank's copy of
+  the visited bitmap, so the rank asks for each vertex about once a level.
+  Requests are grouped by owner and exchanged (alltoallv); each owner claims
+  its children: the first request written wins (``parent[v] == -1``), and a
+  keep pass retains exactly one request per child, the one whose claim landed
+  (a pair (v, u) is sent at most once, rows having no duplicates), so the
+  next frontier has no duplicates. Every requested vertex is claimed by its
+  owner, so the bits set while requesting are bits of the next frontier: the
+  visited bitmaps of all ranks agree again after the next allgather.
+- bottom-up: each rank scans its own unvisited vertices against the
+  replicated frontier bitmap, each stopping at its first neighbour in it
+  (`bfs_bottom_up.bottom_up_step` on the rank's rows and its words of the
+  visited bitmap). No other communication.
+
+Switching: bottom-up when the frontier's edges exceed the edges not yet
+examined / ``alpha``; back to top-down, for at least one level, when the
+frontier shrinks and holds at most N / ``beta`` vertices (as
+`bfs_direction_optimizing`, with every count summed over the ranks).
+
+Parallelism within a rank: every per-edge and per-vertex loop is a Numba
+prange over one task per thread. Top-down tasks take equal shares of the
+frontier's edges (cutting through hub rows) and write their requests to their
+own slots; the grouping by owner, the claim and the keep pass are parallel
+over equal shares; bottom-up tasks own ranges of bitmap words of about equal
+expected work (`BottomUpLayout`). No atomic operation: the only races are a
+claim (settled by the keep pass) and two requests setting bits of one visited
+word (one bit may be lost; it then costs a duplicate request, never a wrong
+tree).
+
+Data structures (per rank, block of n = N / P vertices, m local row entries):
+``parent`` (int64, n; returned, global labels), the replicated visited
+bitmap and frontier bitmap (N / 8 bytes each), the rank's current and next
+frontier words (n / 8 bytes each), request buffers (child, parent and the
+same grouped by owner: labels as the rows store them, int32 while
+N <= 2^31), grown to the largest top-down level's frontier edges and kept
+across searches, and the bottom-up work split, built once.
+
+Communication per level: the frontier allgather (each rank receives N / 8
+bytes), one allreduce of three int64 (frontier size, its edges, edges
+examined); top-down levels add an alltoall of P counts and an alltoallv of
+the requests (8 bytes a request with int32 labels, at most one per distinct
+(rank, child) pair up to lost bits); the level that leaves bottom-up adds
+one allreduce of the frontier's edges.
+
+Tunables: ``alpha`` (15) and ``beta`` (18), Beamer's values as in the
+one-process kernel; ``parallel_edges`` (2^15): top-down levels whose local
+frontier has fewer edges, or fewer received requests, run on one thread.
+
+A `CSRGraph` (or kernel 1's renumbered graph) is searched as the one part of
+a one-rank run: roots and parents are translated through its labels.
+"""
+
+import time
+
+import numba
+import numpy as np
+
+from graph500.kernels import register
+from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_step
+from graph500.kernels.cpu.bfs_direction_optimizing import ALPHA, BETA
+from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
+from graph500.kernels.cpu.frontier import (
+    WORD_SHIFT, bit_of, bitmap_to_queue, bitmap_words, equal_share, first_at_least, has_bit, queue_edges_of,
+    trace_entry,
+)
+from graph500.kernels.cpu.reorder import relabel
+from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
+
+
+@numba.njit(parallel=True, cache=True)
+def _request_children(offsets, neighbors, first_vertex, frontier, edge_prefix, visited, block, child, claimer,
+                      task_counts):
+    """Top-down, the asking half: the requests (child, parent) of the local ``frontier`` (local indices).
+
+    Task t takes the t-th equal share of the frontier's edges and writes its
+    requests from the share's first edge index on (a share never makes more
+    requests than it has edges); ``task_counts[t, r]`` counts those for rank r.
+    Each requested child's bit is set in ``visited``.
+    """
+    num_tasks = task_counts.shape[0]
+    total_edges = edge_prefix[frontier.shape[0]]
+    for task in numba.prange(num_tasks):
+        task_counts[task, :] = 0
+        begin, end = equal_share(task, num_tasks, total_edges)
+        slot = begin
+        i = first_at_least(edge_prefix, begin + 1) - 1  # the frontier vertex whose row holds edge ``begin``
+        edge = begin
+        while edge < end:
+            u = frontier[i]
+            stop = min(end, edge_prefix[i + 1])
+            row_start = offsets[u] - edge_prefix[i]
+            for k in range(row_start + edge, row_start + stop):
+                v = neighbors[k]
+                if not has_bit(visited, v):
+                    visited[v >> WORD_SHIFT] |= bit_of(v)
+                    child[slot] = v
+                    claimer[slot] = first_vertex + u
+                    task_counts[task, v // block] += 1
+                    slot += 1
+            edge = stop
+            i += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def _group_requests_by_owner(child, claimer, total_edges, task_counts, block, send_child, send_claimer):
+    """Copy the requests of `_request_children` to ``send_*`` grouped by owner rank (owner-major, then task)."""
+    num_tasks, num_ranks = task_counts.shape
+    cursor = np.empty_like(task_counts)
+    position = 0
+    for rank in range(num_ranks):
+        for task in range(num_tasks):
+            cursor[task, rank] = position
+            position += task_counts[task, rank]
+    for task in numba.prange(num_tasks):
+        begin, _ = equal_share(task, num_tasks, total_edges)
+        for slot in range(begin, begin + task_counts[task].sum()):
+            rank = child[slot] // block
+            send_child[cursor[task, rank]] = child[slot]
+            send_claimer[cursor[task, rank]] = claimer[slot]
+            cursor[task, rank] += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def _claim_children(child, claimer, first_vertex, offsets, parent, next_frontier, num_tasks):
+    """Top-down, the owner's half: claim the received requests (global labels; children are this rank's).
+
+    A child is claimed by the first request that finds ``parent == -1``; when
+    two tasks race, one write lands and the keep pass retains that request
+    only. The kept children's bits are set in ``next_frontier`` (this rank's
+    words, zeroed by the caller). Returns ``(children, their edges)``.
+    """
+    count = child.shape[0]
+    for task in numba.prange(num_tasks):
+        begin, end = equal_share(task, num_tasks, count)
+        for j in range(begin, end):
+            v = child[j] - first_vertex
+            if parent[v] == -1:
+                parent[v] = claimer[j]
+    kept = np.zeros(num_tasks, dtype=np.int64)
+    kept_edges = np.zeros(num_tasks, dtype=np.int64)
+    for task in numba.prange(num_tasks):
+        begin, end = equal_share(task, num_tasks, count)
+        for j in range(begin, end):
+            v = child[j] - first_vertex
+            if parent[v] == claimer[j]:
+                child[begin + kept[task]] = v
+                kept[task] += 1
+                kept_edges[task] += offsets[v + 1] - offsets[v]
+    for task in range(num_tasks):  # serial: children of several tasks share words
+        begin, _ = equal_share(task, num_tasks, count)
+        for j in range(begin, begin + kept[task]):
+            next_frontier[child[j] >> WORD_SHIFT] |= bit_of(child[j])
+    return kept.sum(), kept_edges.sum()
+
+
+@register(distributed_default=True)
+class DistributedBFS:
+    """Direction-optimizing BFS on a 1D vertex partition: replicated frontier bitmap, top-down requests."""
+
+    name = "distributed-direction-optimizing"
+    kind = "bfs"
+    backend = "cpu"
+    distributed = True
+
+    def __init__(self, graph, alpha=ALPHA, beta=BETA, parallel_edges=PARALLEL_EDGES):
+        if isinstance(graph, PartitionedGraph):
+            self.labels = None
+        else:
+            self.labels = relabel(graph, reorder=False)  # kernel 1's renumbering, or the graph's own labels
+            graph = whole_graph_part(self.labels)
+        self.graph = graph
+        self.alpha, self.beta, self.parallel_edges = alpha, beta, parallel_edges
+        self.comm = graph.comm
+        rows = CSRGraph(graph.num_local, graph.offsets, graph.neighbors)  # local rows, neighbours global
+        self.layout = BottomUpLayout(rows)
+        self.total_edges = int(self.comm.allreduce(graph.num_edges, "sum"))
+        self.first_word = graph.first_vertex >> WORD_SHIFT
+        local_words = bitmap_words(graph.num_local)
+        self.visited = np.empty(bitmap_words(graph.num_vertices), dtype=np.uint64)
+        self.local_visited = self.visited[self.first_word:self.first_word + local_words]
+        self.frontier_words = np.empty((2, 1, local_words), dtype=np.uint64)  # this rank's words: now, next
+        self.requests = np.empty((4, 0), dtype=graph.neighbors.dtype)  # child, claimer, and both by owner
+        self.trace = []
+
+    def _request_buffers(self, size):
+        """The four request arrays, at least ``size`` long (grown when a level needs more)."""
+        if self.requests.shape[1] < size:
+            self.requests = np.empty((4, size), dtype=self.requests.dtype)
+        return self.requests
+
+    def _top_down_step(self, frontier, next_frontier, parent):
+        """One top-down level from this rank's frontier words; returns (found, their edges, edges examined)."""
+        graph = self.graph
+        queue = bitmap_to_queue(frontier)
+        edge_prefix = frontier_edge_prefix(graph.offsets, queue)
+        edges = int(edge_prefix[-1])
+        num_tasks = numba.get_num_threads() if edges >= self.parallel_edges else 1
+        child, claimer, send_child, send_claimer = self._request_buffers(edges)
+        task_counts = np.empty((num_tasks, self.comm.size), dtype=np.int64)
+        _request_children(graph.offsets, graph.neighbors, graph.first_vertex, queue, edge_prefix, self.visited,
+                          graph.blocks.block, child, claimer, task_counts)
+        send_counts = task_counts.sum(axis=0)
+        requests = int(send_counts.sum())
+        _group_requests_by_owner(child, claimer, edges, task_counts, graph.blocks.block, send_child, send_claimer)
+        (received_child, received_claimer), _ = self.comm.alltoallv(
+            (send_child[:requests], send_claimer[:requests]), send_counts)
+        next_frontier[:] = 0
+        num_tasks = numba.get_num_threads() if received_child.shape[0] >= self.parallel_edges else 1
+        found, found_edges = _claim_children(received_child, received_claimer, graph.first_vertex, graph.offsets,
+                                             parent, next_frontier, num_tasks)
+        return found, found_edges, edges
+
+    def search(self, root):
+        graph, comm = self.graph, self.comm
+        if self.labels is not None:
+            root = int(self.labels.new_label[root])
+        local_root = root - graph.first_vertex
+        owns_root = 0 <= local_root < graph.num_local
+        parent = np.full(graph.num_local, -1, dtype=np.int64)
+        frontier, next_frontier = self.frontier_words
+        frontier[:] = 0
+        if owns_root:
+            parent[local_root] = root
+            frontier[0, local_root >> WORD_SHIFT] = bit_of(local_root)
+        self.visited[:] = 0
+        self.local_visited[:] = self.layout.no_edge_bitmap
+        word_bounds, task_copy = self.layout.tasks()
+        root_edges = graph.offsets[local_root + 1] - graph.offsets[local_root] if owns_root else 0
+        frontier_size, frontier_edges = comm.allreduce(np.array([owns_root, root_edges], dtype=np.int64), "sum")
+        unexplored_edges = self.total_edges
+        bottom_up = left_bottom_up = False
+        self.trace = []
+        while frontier_size:
+            start = time.perf_counter()
+            whole_frontier = comm.allgather(frontier[0]).reshape(1, -1)
+            np.bitwise_or(self.visited, whole_frontier[0], out=self.visited)
+            if not bottom_up and not left_bottom_up and frontier_edges > unexplored_edges / self.alpha:
+                bottom_up = True
+            left_bottom_up = False
+            if bottom_up:
+                found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy, whole_frontier,
+                                                 next_frontier, self.local_visited, parent)
+                found_edges = 0  # counted below if top-down follows
+            else:
+                unexplored_edges -= frontier_edges
+                found, found_edges, examined = self._top_down_step(frontier[0], next_frontier[0], parent)
+            totals = comm.allreduce(np.array([found, found_edges, examined], dtype=np.int64), "sum")
+            self.trace.append(trace_entry("bottom-up" if bottom_up else "top-down", frontier_size, totals[2],
+                                          time.perf_counter() - start))
+            if bottom_up and (totals[0] == 0 or (totals[0] < frontier_size and totals[0] <= graph.num_vertices
+                                                 / self.beta)):
+                bottom_up, left_bottom_up = False, True  # as Beamer et al.: at least one top-down level next
+                if totals[0]:
+                    local_edges = queue_edges_of(graph.offsets, bitmap_to_queue(next_frontier[0]))
+                    totals[1] = comm.allreduce(local_edges, "sum")
+            frontier_size, frontier_edges = int(totals[0]), int(totals[1])
+            frontier, next_frontier = next_frontier, frontier
+        return parent if self.labels is None else self.labels.parents_to_original(parent)

@@ -1,0 +1,195 @@
+"""Tests for the distributed BFS kernel (`graph500.kernels.cpu.bfs_distributed`).
+
+(a) P = 1, in this process: on the reference fixtures and on odd graphs, given
+a `CSRGraph`, kernel 1's renumbered graph or a one-rank `PartitionedGraph`,
+every tree is valid, nedge equals the one-process kernel's, and the trace
+accounts for every reached vertex once.
+(b) P = 2 and 3 under ``mpiexec`` (oversubscribed; skipped without mpiexec or
+mpi4py): each rank generates its slice of the tuples and builds its part;
+rank 0 gathers the parents and validates them against the whole edge list.
+"""
+
+import contextlib
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+from graph500 import io, kernels
+from graph500.comm import SelfCommunicator
+from graph500.distributed import partition_graph
+from graph500.generators import kronecker
+from graph500.generators.roots import incident_vertices, search_keys
+from graph500.kernels.cpu.backend import Backend
+from graph500.kernels.cpu.bfs_distributed import DistributedBFS
+from graph500.kernels.cpu.build import build_csr
+from graph500.partition import VertexBlocks
+from graph500.validators import ValidationGraph, validate_bfs
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "reference-v3")
+FIXTURES = sorted(glob.glob(os.path.join(DATA, "*.edges")))
+THREADS = sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)})
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@contextlib.contextmanager
+def numba_threads(count):
+    previous = numba.get_num_threads()
+    numba.set_num_threads(count)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+def one_rank_graphs(src, dst, num_vertices):
+    """The graphs a one-rank search may be given: plain CSR, kernel 1's renumbered CSR, a one-rank part."""
+    return {"build_csr": build_csr(src, dst, num_vertices),
+            "kernel-1": Backend().build(src, dst, num_vertices, None),
+            "partition": partition_graph(SelfCommunicator(), VertexBlocks(num_vertices, 1), src, dst, None)}
+
+
+def edge_array(edges):
+    edges = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    return edges[:, 0].copy(), edges[:, 1].copy()
+
+
+def odd_graphs():
+    """(name, src, dst, num_vertices, roots)."""
+    path = [(k, k + 1) for k in range(99)]
+    star = [(0, k) for k in range(1, 200)]
+    loops = [(0, 0), (0, 1), (1, 0), (1, 2), (1, 2), (2, 2), (3, 3), (2, 5), (5, 2)]
+    return [
+        ("isolated-root", *edge_array([(0, 1), (1, 2)]), 64, [5, 0]),
+        ("path", *edge_array(path), 130, [0, 50, 99]),
+        ("star", *edge_array(star), 256, [0, 7]),
+        ("self-loops-and-duplicates", *edge_array(loops), 8, [0, 3, 5]),
+        ("single-vertex", *edge_array([]), 1, [0]),
+    ]
+
+
+def fixture_graphs():
+    for path in FIXTURES:
+        src, dst, _ = io.read_edges(path)
+        scale = int(os.path.basename(path).split("_")[0][1:])
+        roots = np.loadtxt(path.replace(".edges", ".roots"), dtype=np.int64)[:6]
+        yield os.path.basename(path), src, dst, 1 << scale, [int(root) for root in roots]
+
+
+@pytest.mark.parametrize("tunables", [{}, {"parallel_edges": 0}, {"alpha": 2.0, "beta": 2.0}],
+                         ids=["defaults", "parallel-edges-0", "early-switches"])
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("case", list(fixture_graphs()) + odd_graphs(), ids=lambda case: case[0])
+def test_one_rank_trees_are_valid_with_the_one_process_nedge(case, threads, tunables):
+    name, src, dst, num_vertices, roots = case
+    validation = ValidationGraph.from_edges(src, dst, num_vertices)
+    graphs = one_rank_graphs(src, dst, num_vertices)
+    one_process = kernels.get("bfs", "cpu", "direction-optimizing")(graphs["build_csr"])
+    with numba_threads(threads):
+        for built_by, graph in graphs.items():
+            kernel = DistributedBFS(graph, **tunables)
+            for root in roots:
+                parents = kernel.search(root)
+                assert parents.dtype == np.int64 and parents.shape == (num_vertices,), built_by
+                nedge = validate_bfs(validation, root, parents)
+                assert nedge == validate_bfs(validation, root, one_process.search(root)), (built_by, root)
+                assert sum(level["frontier"] for level in kernel.trace) == np.count_nonzero(parents >= 0)
+
+
+def test_registered_as_the_distributed_default():
+    assert kernels.default_name("bfs", "cpu", distributed=True) == DistributedBFS.name
+    assert kernels.get("bfs", "cpu", DistributedBFS.name, distributed=True) is DistributedBFS
+
+
+def test_trace_has_both_directions_and_global_counts():
+    name, src, dst, num_vertices, roots = next(fixture_graphs())
+    graph = build_csr(src, dst, num_vertices)
+    kernel = DistributedBFS(graph)
+    parents = kernel.search(roots[0])
+    directions = [level["direction"] for level in kernel.trace]
+    assert directions[0] == "top-down" and "bottom-up" in directions
+    top_down = [level for level in kernel.trace if level["direction"] == "top-down"]
+    assert all(level["edges_examined"] >= 0 and level["seconds"] >= 0 for level in kernel.trace)
+    # A top-down level examines its frontier's edges: the root's level, the root's degree.
+    assert top_down[0]["edges_examined"] == graph.offsets[roots[0] + 1] - graph.offsets[roots[0]]
+    assert sum(level["frontier"] for level in kernel.trace) == np.count_nonzero(parents >= 0)
+
+
+RANK_SCRIPT = r'''
+import sys
+
+import numpy as np
+
+from graph500.comm import world
+from graph500.distributed import partition_graph
+from graph500.generators import kronecker
+from graph500.generators.roots import mark_incident, search_keys
+from graph500.kernels.cpu.bfs_distributed import DistributedBFS
+from graph500.partition import VertexBlocks, tuple_range
+from graph500.validators import ValidationGraph, validate_bfs
+
+scale, edgefactor, num_roots, parallel_edges = (int(arg) for arg in sys.argv[1:5])
+comm = world()
+num_vertices, num_tuples = 1 << scale, edgefactor << scale
+blocks = VertexBlocks(num_vertices, comm.size)
+start, stop = tuple_range(num_tuples, comm.rank, comm.size)
+src, dst, weights = kronecker.generate_edges(scale, edgefactor, 2, 3, start, stop)
+graph = partition_graph(comm, blocks, src, dst, None)
+has_edge = np.zeros(num_vertices, dtype=bool)
+mark_incident(src, dst, has_edge)
+roots, _ = search_keys(scale, 2, 3, comm.allreduce(has_edge, "or"), num_roots)
+kernel = DistributedBFS(graph, parallel_edges=parallel_edges)
+if comm.rank == 0:
+    all_src, all_dst, _ = kronecker.generate_edges(scale, edgefactor, 2, 3)
+    validation = ValidationGraph.from_edges(all_src, all_dst, num_vertices)
+for root in roots:
+    parents = kernel.search(int(root))
+    assert parents.shape == (blocks.count(comm.rank),)
+    directions = {level["direction"] for level in kernel.trace}
+    reached = comm.allreduce(np.count_nonzero(parents >= 0), "sum")
+    assert sum(level["frontier"] for level in kernel.trace) == reached
+    parents = comm.allgather(parents)
+    if comm.rank == 0:
+        print("nedge", int(root), validate_bfs(validation, int(root), parents), " ".join(sorted(directions)),
+              flush=True)
+'''
+
+
+def have_mpi():
+    if shutil.which("mpiexec") is None:
+        return False
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not have_mpi(), reason="needs mpiexec and mpi4py")
+@pytest.mark.parametrize("num_ranks, threads, parallel_edges", [(2, 1, 1 << 15), (3, 2, 0)])
+def test_ranks_build_valid_trees_with_the_one_process_nedge(tmp_path, num_ranks, threads, parallel_edges):
+    scale, edgefactor, num_roots = 11, 16, 8
+    script = tmp_path / "ranks.py"
+    script.write_text(RANK_SCRIPT)
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMP_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [REPOSITORY, env.get("PYTHONPATH")]))
+    result = subprocess.run(["mpiexec", "-n", str(num_ranks), sys.executable, str(script), str(scale),
+                             str(edgefactor), str(num_roots), str(parallel_edges)],
+                            env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    lines = [line.split() for line in result.stdout.splitlines() if line.startswith("nedge")]
+    src, dst, _ = kronecker.generate_edges(scale, edgefactor, 2, 3)
+    num_vertices = 1 << scale
+    roots, _ = search_keys(scale, 2, 3, incident_vertices(src, dst, num_vertices), num_roots)
+    assert [int(line[1]) for line in lines] == roots.tolist()
+    validation = ValidationGraph.from_edges(src, dst, num_vertices)
+    one_process = kernels.get("bfs", "cpu", "direction-optimizing")(build_csr(src, dst, num_vertices))
+    for line in lines:
+        root = int(line[1])
+        assert int(line[2]) == validate_bfs(validation, root, one_process.search(root)), root
+    assert any("bottom-up" in line[3:] for line in lines) and any("top-down" in line[3:] for line in lines)
