@@ -86,7 +86,8 @@ from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph
 DELTA_PER_MAX_WEIGHT = 0.02
 LOCAL_LIGHT, REMOTE_LIGHT, LOCAL_HEAVY, REMOTE_HEAVY = 0, 1, 2, 3  # the parts of a row, in order
 ROW_PARTS = 4
-NOT_BINNED = -1
+NO_BLOCK = -1
+BLOCK = 1024  # bin entries per block
 NO_BUCKET = np.iinfo(np.int64).max
 REQUEST_FIELDS = 3  # uint32s per request on the wire: target's local index, distance bits, parent label
 INFINITY_BITS = np.uint32(0x7F800000)
@@ -107,8 +108,9 @@ class RankState(structref.StructRefProxy):
 RANK_STATE_FIELDS = (
     "bounds", "columns", "weights", "order", "first_vertex",  # the rank's rows, renumbered and split
     "ghost_owner", "ghost_target", "ghost_sent",  # per remote neighbour
-    "state", "bin_of", "bin_next", "bin_prev", "bin_head", "bin_size",  # per owned vertex; the bucket ring
-    "frontier", "settled", "is_settled", "settled_count", "heavy_waiting", "bucket",
+    "state", "is_settled",  # per owned vertex
+    "block_vertex", "block_word", "block_next", "free_block", "bin_first", "bin_last", "bin_fill", "bin_size",
+    "frontier_vertex", "frontier_word", "settled", "settled_count", "heavy_waiting", "bucket",
     "request_ghost", "request_word", "request_count", "send", "num_ranks", "inverse_delta",
 )
 structref.define_proxy(RankState, RankStateType, RANK_STATE_FIELDS)
@@ -118,14 +120,18 @@ structref.define_proxy(RankState, RankStateType, RANK_STATE_FIELDS)
 def _new_rank_state(bounds, columns, weights, order, first_vertex, ghost_owner, ghost_target, num_ranks, ring,
                     request_capacity, inverse_delta):
     num_local = order.shape[0]
-    index = np.int32
+    blocks = num_local // BLOCK + ring + 1
+    block_next = np.arange(1, blocks + 1)
+    block_next[-1] = NO_BLOCK
     return RankState(bounds, columns, weights, order, first_vertex,
                      ghost_owner, ghost_target, np.full(ghost_owner.shape[0], INFINITY_BITS, dtype=np.uint32),
-                     np.full(num_local, UNREACHED, dtype=np.uint64), np.full(num_local, NOT_BINNED, dtype=index),
-                     np.empty(num_local, dtype=index), np.empty(num_local, dtype=index),
-                     np.full(ring, NOT_BINNED, dtype=np.int64), np.zeros(ring, dtype=np.int64),
-                     np.empty(num_local, dtype=index), np.empty(num_local, dtype=index),
-                     np.zeros(num_local, dtype=np.bool_), np.int64(0), np.int64(0), np.int64(0),
+                     np.full(num_local, UNREACHED, dtype=np.uint64), np.zeros(num_local, dtype=np.bool_),
+                     np.empty(blocks * BLOCK, dtype=np.int32), np.empty(blocks * BLOCK, dtype=np.uint64),
+                     block_next, np.int64(0), np.full(ring, NO_BLOCK, dtype=np.int64),
+                     np.full(ring, NO_BLOCK, dtype=np.int64), np.zeros(ring, dtype=np.int64),
+                     np.zeros(ring, dtype=np.int64),
+                     np.empty(num_local, dtype=np.int32), np.empty(num_local, dtype=np.uint64),
+                     np.empty(num_local, dtype=np.int32), np.int64(0), np.int64(0), np.int64(0),
                      np.empty(request_capacity, dtype=np.int64), np.empty(request_capacity, dtype=np.uint64),
                      np.int64(0), np.empty(REQUEST_FIELDS * request_capacity, dtype=np.uint32),
                      np.int64(num_ranks), inverse_delta)
@@ -133,43 +139,75 @@ def _new_rank_state(bounds, columns, weights, order, first_vertex, ghost_owner, 
 
 # ---------------------------------------------------------------- bins
 
-@numba.njit(inline="always", cache=True)
-def _unlink(rs, v):
-    slot = rs.bin_of[v]
-    before, after = rs.bin_prev[v], rs.bin_next[v]
-    if before == NOT_BINNED:
-        rs.bin_head[slot] = after
-    else:
-        rs.bin_next[before] = after
-    if after != NOT_BINNED:
-        rs.bin_prev[after] = before
-    rs.bin_size[slot] -= 1
+@numba.njit(cache=True)
+def _grow_blocks(rs):
+    """Twice as many blocks; the new ones become the free list."""
+    blocks = rs.block_next.shape[0]
+    vertex = np.empty(2 * blocks * BLOCK, dtype=np.int32)
+    word = np.empty(2 * blocks * BLOCK, dtype=np.uint64)
+    vertex[:blocks * BLOCK] = rs.block_vertex
+    word[:blocks * BLOCK] = rs.block_word
+    block_next = np.arange(1, 2 * blocks + 1)
+    block_next[:blocks] = rs.block_next
+    block_next[-1] = NO_BLOCK
+    rs.block_vertex, rs.block_word, rs.block_next, rs.free_block = vertex, word, block_next, blocks
 
 
 @numba.njit(inline="always", cache=True)
 def _improve(rs, v, word):
-    """Keep ``word`` as v's state if its distance is smaller, moving v to the bin of its new bucket."""
+    """Keep ``word`` as v's state if its distance is smaller, and append (v, word) to its bucket's bin."""
     if (word >> _SHIFT) >= (rs.state[v] >> _SHIFT):
         return
     rs.state[v] = word
-    slot = _bucket(word, rs.inverse_delta) % rs.bin_head.shape[0]
-    if rs.bin_of[v] == slot:
-        return
-    if rs.bin_of[v] != NOT_BINNED:
-        _unlink(rs, v)
-    head = rs.bin_head[slot]
-    rs.bin_next[v] = head
-    rs.bin_prev[v] = NOT_BINNED
-    if head != NOT_BINNED:
-        rs.bin_prev[head] = v
-    rs.bin_head[slot] = v
-    rs.bin_of[v] = slot
+    slot = _bucket(word, rs.inverse_delta) % rs.bin_size.shape[0]
+    last, fill = rs.bin_last[slot], rs.bin_fill[slot]
+    if last == NO_BLOCK or fill == BLOCK:
+        if rs.free_block == NO_BLOCK:
+            _grow_blocks(rs)
+        block = rs.free_block
+        rs.free_block = rs.block_next[block]
+        rs.block_next[block] = NO_BLOCK
+        if last == NO_BLOCK:
+            rs.bin_first[slot] = block
+        else:
+            rs.block_next[last] = block
+        rs.bin_last[slot] = block
+        last, fill = block, 0
+    rs.block_vertex[last * BLOCK + fill] = v
+    rs.block_word[last * BLOCK + fill] = word
+    rs.bin_fill[slot] = fill + 1
     rs.bin_size[slot] += 1
 
 
 @numba.njit(cache=True)
+def _take_bin(rs, slot):
+    """Move the bin's live entries (word still the vertex's state) to the frontier; free its blocks.
+    Returns the frontier's size."""
+    count = 0
+    block = rs.bin_first[slot]
+    while block != NO_BLOCK:
+        end = block * BLOCK + (rs.bin_fill[slot] if block == rs.bin_last[slot] else BLOCK)
+        for entry in range(block * BLOCK, end):
+            v = rs.block_vertex[entry]
+            word = rs.block_word[entry]
+            if rs.state[v] == word:
+                rs.frontier_vertex[count] = v
+                rs.frontier_word[count] = word
+                count += 1
+        following = rs.block_next[block]
+        rs.block_next[block] = rs.free_block
+        rs.free_block = block
+        block = following
+    rs.bin_first[slot] = NO_BLOCK
+    rs.bin_last[slot] = NO_BLOCK
+    rs.bin_fill[slot] = 0
+    rs.bin_size[slot] = 0
+    return count
+
+
+@numba.njit(cache=True)
 def _smallest_bucket(rs):
-    """The first non-empty bucket from the current one, or NO_BUCKET."""
+    """The first bucket from the current one whose bin has entries (maybe only stale ones), or NO_BUCKET."""
     ring = rs.bin_size.shape[0]
     for later in range(rs.bucket, rs.bucket + ring):
         if rs.bin_size[later % ring]:
@@ -231,28 +269,22 @@ def _light_round(rs, bucket):
     if bucket != rs.bucket:
         _clear_settled(rs)
         rs.bucket = bucket
-    slot = bucket % rs.bin_head.shape[0]
+    slot = bucket % rs.bin_size.shape[0]
     relaxed = 0
     examined = 0
     while rs.bin_size[slot]:
-        count = 0
-        v = rs.bin_head[slot]
-        while v != NOT_BINNED:
-            rs.frontier[count] = v
-            count += 1
-            rs.bin_of[v] = NOT_BINNED
-            v = rs.bin_next[v]
-        rs.bin_head[slot] = NOT_BINNED
-        rs.bin_size[slot] = 0
+        count = _take_bin(rs, slot)
         for i in range(count):
-            u = rs.frontier[i]
+            u = rs.frontier_vertex[i]
+            if rs.state[u] != rs.frontier_word[i]:
+                continue  # improved since: it waits in the bin again
             if not rs.is_settled[u]:
                 rs.is_settled[u] = True
                 rs.settled[rs.settled_count] = u
                 rs.settled_count += 1
                 rs.heavy_waiting += rs.bounds[u + 1, LOCAL_LIGHT] - rs.bounds[u, LOCAL_HEAVY]
             examined += _relax(rs, u, LOCAL_LIGHT)
-        relaxed += count
+            relaxed += 1
     return relaxed, examined
 
 
@@ -271,17 +303,23 @@ def _heavy_round(rs):
 
 @numba.njit(cache=True)
 def _requests_to_send(rs):
-    """The round's requests as uint32 triples grouped by owner, and the uint32s for each rank.
+    """``(send, counts, status)``: the round's requests as uint32 triples grouped by owner, the uint32s for
+    each rank, and the rank's part of the round's Allreduce(min): a lower bound of the next bucket (its own
+    bins and the requests' buckets), minus the heavy edges waiting, minus the requests sent.
 
     Of several requests to one ghost only the last, the smallest, is sent
     (its distance is the ghost's ``ghost_sent``)."""
     counts = np.zeros(rs.num_ranks, dtype=np.int64)
+    status = np.empty(3, dtype=np.int64)
+    status[0] = _smallest_bucket(rs)
     for i in range(rs.request_count):
         ghost = rs.request_ghost[i]
         if (rs.request_word[i] >> _SHIFT) == rs.ghost_sent[ghost]:
             counts[rs.ghost_owner[ghost]] += REQUEST_FIELDS
-    if counts.sum() > rs.send.shape[0]:
-        rs.send = np.empty(2 * counts.sum(), dtype=np.uint32)
+            status[0] = min(status[0], _bucket(rs.request_word[i], rs.inverse_delta))
+    total = counts.sum()
+    if total > rs.send.shape[0]:
+        rs.send = np.empty(2 * total, dtype=np.uint32)
     cursor = np.zeros(rs.num_ranks, dtype=np.int64)
     for rank in range(1, rs.num_ranks):
         cursor[rank] = cursor[rank - 1] + counts[rank - 1]
@@ -296,20 +334,16 @@ def _requests_to_send(rs):
             send[at + 2] = np.uint32(word & _PARENT_MASK)
             cursor[rs.ghost_owner[ghost]] = at + REQUEST_FIELDS
     rs.request_count = 0
-    return send[:counts.sum()], counts
+    status[1] = -rs.heavy_waiting
+    status[2] = -total
+    return send[:total], counts, status
 
 
 @numba.njit(cache=True)
 def _apply_requests(rs, received):
-    """Apply the received requests; returns the rank's part of the round's Allreduce(min): the smallest
-    non-empty bucket and minus the heavy edges waiting."""
     for at in range(0, received.shape[0], REQUEST_FIELDS):
         word = (np.uint64(received[at + 1]) << _SHIFT) | np.uint64(received[at + 2])
         _improve(rs, received[at], word)
-    status = np.empty(2, dtype=np.int64)
-    status[0] = _smallest_bucket(rs)
-    status[1] = -rs.heavy_waiting
-    return status
 
 
 # ---------------------------------------------------------------- start and end of a search
@@ -472,9 +506,11 @@ class DistributedDeltaStepping:
         while True:
             started = time.perf_counter()
             relaxed, examined = _heavy_round(rs) if heavy else _light_round(rs, bucket)
-            send, send_counts = _requests_to_send(rs)
-            (received,), _ = comm.alltoallv((send,), send_counts)
-            next_bucket, minus_heavy_waiting = comm.allreduce(_apply_requests(rs, received), "min")
+            send, send_counts, status = _requests_to_send(rs)
+            next_bucket, minus_heavy_waiting, minus_requests = comm.allreduce(status, "min")
+            if minus_requests < 0:
+                (received,), _ = comm.alltoallv((send,), send_counts)
+                _apply_requests(rs, received)
             if self.keep_trace:
                 rounds.append(("heavy" if heavy else "light", bucket, relaxed, examined,
                                time.perf_counter() - started))
