@@ -67,6 +67,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
@@ -291,6 +292,9 @@ def main():
     args = parser.parse_args()
     args.scales = args.scales or [args.scale]
     args.launcher = shlex.split(args.mpiexec)
+    if not args.launcher or shutil.which(args.launcher[0]) is None:
+        parser.error(f"--mpiexec {args.mpiexec!r}: no such program")
+    args.launcher[0] = shutil.which(args.launcher[0])  # as this process sees PATH (pyenv puts its own bin first)
     if any(ranks & (ranks - 1) for ranks in args.ranks) and args.mode != "strong":
         parser.error("weak scaling needs every P to be a power of two (SCALE = base + log2 P)")
     if args.reference:
@@ -303,7 +307,7 @@ def main():
     cores = args.cores
     plan = configurations(args, cores)
     oversubscribed = [(ranks, threads) for _, _, ranks, threads in plan if ranks * threads > cores]
-    print(f"# {cores} cores; launcher: {args.mpiexec}; ours: {args.roots} search keys, "
+    print(f"# {cores} cores; launcher: {shlex.join(args.launcher)}; ours: {args.roots} search keys, "
           f"{'BFS only' if args.no_sssp else 'BFS and SSSP'}, "
           f"{'validation skipped' if args.skip_validation else 'every search validated'}", file=sys.stderr)
     if oversubscribed:
