@@ -446,7 +446,9 @@ VERTEX_RULES = {"parents-length", "distances-length", "parent-out-of-range", "ro
 def test_ranks_agree_and_catch_every_fault(tmp_path, num_ranks):
     script = tmp_path / "ranks.py"
     script.write_text(RANK_SCRIPT)
-    env = dict(os.environ, NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    # One thread a rank; Open MPI (as root, more ranks than cores) needs these, MPICH ignores them.
+    env = dict(os.environ, NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
     env.pop("PMI_SIZE", None)
     repository = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [repository, env.get("PYTHONPATH")]))
