@@ -61,12 +61,12 @@ def edge_array(edges):
 
 def odd_graphs():
     """(name, src, dst, num_vertices, roots)."""
-    path = [(k, k + 1) for k in range(99)]
+    path = [(k, k + 1) for k in range(59)]
     star = [(0, k) for k in range(1, 200)]
     loops = [(0, 0), (0, 1), (1, 0), (1, 2), (1, 2), (2, 2), (3, 3), (2, 5), (5, 2)]
     return [
         ("isolated-root", *edge_array([(0, 1), (1, 2)]), 64, [5, 0]),
-        ("path", *edge_array(path), 130, [0, 50, 99]),
+        ("path", *edge_array(path), 70, [0, 30, 59]),
         ("star", *edge_array(star), 256, [0, 7]),
         ("self-loops-and-duplicates", *edge_array(loops), 8, [0, 3, 5]),
         ("single-vertex", *edge_array([]), 1, [0]),
