@@ -191,10 +191,9 @@ class DistributedBFS:
         rows = CSRGraph(graph.num_local, graph.offsets, graph.neighbors)  # local rows, neighbours global
         self.layout = BottomUpLayout(rows)
         self.total_edges = int(self.comm.allreduce(graph.num_edges, "sum"))
-        self.first_word = graph.first_vertex >> WORD_SHIFT
-        local_words = bitmap_words(graph.num_local)
-        self.visited = np.empty(bitmap_words(graph.num_vertices), dtype=np.uint64)
-        self.local_visited = self.visited[self.first_word:self.first_word + local_words]
+        first_word, local_words = graph.first_vertex >> WORD_SHIFT, bitmap_words(graph.num_local)
+        self.visited = np.empty(bitmap_words(graph.num_vertices), dtype=np.uint64)  # replicated, all N vertices
+        self.local_visited = self.visited[first_word:first_word + local_words]  # this rank's words of it
         self.frontier_words = np.empty((2, 1, local_words), dtype=np.uint64)  # this rank's words: now, next
         self.requests = np.empty((4, 0), dtype=graph.neighbors.dtype)  # child, claimer, and both by owner
         self.trace = []
