@@ -151,7 +151,7 @@ class MPICommunicator:
     def describe(self):
         hosts = self.allgather_object(socket.gethostname())
         return {"num_mpi_processes": self.size, "hosts": sorted(set(hosts)),
-                "mpi_library": self._mpi.Get_library_version().splitlines()[0].strip()}
+                "mpi_library": " ".join(self._mpi.Get_library_version().splitlines()[0].split())}
 
 
 def _check_op(op):
