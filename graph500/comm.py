@@ -115,7 +115,8 @@ class MPICommunicator:
 
     def allgather(self, array):
         send = np.ascontiguousarray(array)
-        counts = np.array(self._comm.allgather(send.shape[0]), dtype=np.int64)
+        counts = np.empty(self.size, dtype=np.int64)
+        self._comm.Allgather(np.array([send.shape[0]], dtype=np.int64), counts)
         received = np.empty(int(counts.sum()), dtype=send.dtype)
         self._comm.Allgatherv(send, [received, counts])
         return received

@@ -1,0 +1,134 @@
+"""The pieces under a run of P ranks: the partition, a block's rows, the exchange, the communicators."""
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import numpy as np
+import pytest
+
+from graph500.comm import SelfCommunicator, launched_by_mpi
+from graph500.distributed import memory_estimate_bytes, partition_graph
+from graph500.errors import Graph500Error
+from graph500.generators import kronecker
+from graph500.kernels.cpu.build import build_csr, build_rows
+from graph500.partition import VertexBlocks, tuple_range
+
+
+@pytest.mark.parametrize("num_vertices, num_ranks", [(512, 1), (512, 2), (512, 3), (1 << 12, 5), (1 << 12, 64), (100, 2)])
+def test_blocks_cover_the_vertices_in_whole_words(num_vertices, num_ranks):
+    blocks = VertexBlocks(num_vertices, num_ranks)
+    assert blocks.begin(0) == 0 and blocks.end(num_ranks - 1) == num_vertices
+    for rank in range(num_ranks):
+        assert blocks.begin(rank) % 64 == 0
+        assert blocks.count(rank) > 0
+        if rank:
+            assert blocks.begin(rank) == blocks.end(rank - 1)
+        vertices = np.arange(blocks.begin(rank), blocks.end(rank))
+        assert (blocks.owner(vertices) == rank).all()
+    assert blocks.counts().sum() == num_vertices
+
+
+@pytest.mark.parametrize("num_vertices, num_ranks", [(512, 7), (512, 9), (64, 2), (1 << 12, 65)])
+def test_a_partition_leaving_a_rank_empty_is_refused(num_vertices, num_ranks):
+    with pytest.raises(Graph500Error, match=f"{num_ranks} ranks cannot share {num_vertices} vertices"):
+        VertexBlocks(num_vertices, num_ranks)
+
+
+def test_tuple_ranges_cut_the_list_in_order():
+    for num_tuples, num_ranks in [(16, 3), (1000, 7), (5, 8)]:
+        ranges = [tuple_range(num_tuples, rank, num_ranks) for rank in range(num_ranks)]
+        assert ranges[0][0] == 0 and ranges[-1][1] == num_tuples
+        assert all(ranges[i][1] == ranges[i + 1][0] for i in range(num_ranks - 1))
+
+
+def test_the_rows_of_blocks_are_the_whole_graphs_rows():
+    src, dst, weights = kronecker.generate_edges(11, 8, 5, 7, 0, 8 << 11)
+    num_vertices = 1 << 11
+    whole = build_csr(src, dst, num_vertices, weights)
+    for first, last in [(0, 64), (64, 1000), (1000, num_vertices), (0, num_vertices), (5, 5)]:
+        offsets, neighbors, row_weights = build_rows(src, dst, num_vertices, weights, first, last - first)
+        assert (offsets == whole.offsets[first:last + 1] - whole.offsets[first]).all()
+        span = slice(whole.offsets[first], whole.offsets[last])
+        assert (neighbors == whole.neighbors[span]).all()
+        assert (row_weights == whole.weights[span]).all()
+    with pytest.raises(ValueError, match="not within"):
+        build_rows(src, dst, num_vertices, weights, 2000, 100)
+
+
+def test_one_rank_partitions_into_the_whole_graph():
+    src, dst, weights = kronecker.generate_edges(10, 16, 2, 3, 0, 16 << 10)
+    part = partition_graph(SelfCommunicator(), VertexBlocks(1 << 10, 1), src, dst, weights)
+    whole = build_csr(src, dst, 1 << 10, weights)
+    assert part.first_vertex == 0 and part.num_local == 1 << 10
+    assert (part.offsets == whole.offsets).all() and (part.neighbors == whole.neighbors).all()
+    assert (part.weights == whole.weights).all()
+
+
+def test_self_communicator_collectives_are_identities():
+    comm = SelfCommunicator()
+    values = np.array([3, 1, 2])
+    assert comm.allreduce(values, "max") is not values and (comm.allreduce(values, "max") == values).all()
+    assert comm.allreduce(5, "sum") == 5
+    (received,), counts = comm.alltoallv((values,), np.array([3]))
+    assert (received == values).all() and counts.tolist() == [3]
+    assert (comm.allgather(values) == values).all()
+    with pytest.raises(ValueError):
+        comm.allreduce(values, "product")
+
+
+def test_memory_estimate_shrinks_per_rank_with_more_ranks():
+    assert memory_estimate_bytes(22, 16, 4) < memory_estimate_bytes(22, 16, 2) < memory_estimate_bytes(22, 16, 1)
+
+
+def test_a_plain_process_is_not_an_mpi_rank(monkeypatch):
+    for name in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE"):
+        monkeypatch.delenv(name, raising=False)
+    assert not launched_by_mpi()
+    monkeypatch.setenv("PMI_SIZE", "1")
+    assert not launched_by_mpi()
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "4")
+    assert launched_by_mpi()
+
+
+COLLECTIVES = """
+import numpy as np
+from graph500.comm import world
+comm = world()
+rank, size = comm.rank, comm.size
+assert size == 3, size
+# allgather of uneven parts, in rank order
+assert comm.allgather(np.full(rank + 1, rank)).tolist() == [0, 1, 1, 2, 2, 2]
+# allreduce: sum, max, min, or (booleans)
+assert comm.allreduce(np.array([rank, -rank]), "sum").tolist() == [3, -3]
+assert comm.allreduce(rank, "max") == 2 and comm.allreduce(rank, "min") == 0
+flags = np.zeros(3, dtype=bool); flags[rank] = rank != 1
+assert comm.allreduce(flags, "or").tolist() == [True, False, True]
+# alltoallv: rank r sends r + d copies of 10 r + d to rank d
+counts = np.array([rank + d for d in range(size)])
+values = np.concatenate([np.full(rank + d, 10 * rank + d) for d in range(size)])
+(received, doubled), received_counts = comm.alltoallv((values, 2.0 * values), counts)
+expected = np.concatenate([np.full(source + rank, 10 * source + rank) for source in range(size)])
+assert received.tolist() == expected.tolist() and (doubled == 2.0 * expected).all()
+assert received_counts.tolist() == [source + rank for source in range(size)]
+assert comm.bcast(rank * 7, root=2) == 14
+print("ok", rank)
+"""
+
+MPIEXEC = shutil.which("mpiexec", path=sysconfig.get_path("scripts")) or shutil.which("mpiexec")
+
+
+def test_mpi_communicator_collectives_on_three_ranks(tmp_path):
+    pytest.importorskip("mpi4py")
+    if MPIEXEC is None:
+        pytest.skip("no mpiexec")
+    script = tmp_path / "collectives.py"
+    script.write_text(COLLECTIVES)
+    environment = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                       OMPI_MCA_rmaps_base_oversubscribe="1")
+    result = subprocess.run([MPIEXEC, "-n", "3", sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120, env=environment)
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.split("\n")) == ["", "ok 0", "ok 1", "ok 2"]
