@@ -12,25 +12,29 @@ systems", IPDPS 2014). Each rank owns a block of vertices (1D partition,
    vertices in bucket b, *to a local fixpoint*: an improvement of an owned
    vertex is applied at once, and if it falls in b the vertex is relaxed
    again in the same round; an edge to another rank's vertex becomes a
-   request (vertex, float32 distance, parent). Then the requests are
-   exchanged, each owner applies those that improve, and the ranks agree on
-   the smallest non-empty bucket (min) and whether any settled vertex has
-   heavy edges. While some rank has work in b, another light round.
+   request (vertex, float32 distance, parent). The ranks agree on the
+   smallest non-empty bucket (min) and whether any settled vertex has heavy
+   edges, then exchange the requests; each owner applies those that
+   improve. While some rank may have work in b, another light round.
 2. One heavy round: the heavy edges of every vertex settled in b, relaxed
    once (their targets fall in later buckets), exchanged the same way.
 3. The next bucket is the agreed smallest one; the search ends when no rank
    has a non-empty bucket.
 
-Communication per round: the request counts (Alltoall), the requests
-(Alltoallv of uint32 triples: the target's local index at its owner, the
-distance's float32 bits, the parent's label) and one Allreduce(min) of two
-int64s (next bucket, minus the heavy edges waiting). Rounds, not volume,
-dominate at small frontiers, so a round does all the local work it can
-(the local fixpoint) and a heavy round happens only when some rank has heavy
-edges to relax. Requests are pruned at the sender: it remembers, per remote
-vertex, the smallest distance it has sent there this search, sends only
-requests below it, and of one round's requests to a vertex only the last
-(the smallest).
+Communication per round: one Allreduce(min) of three int64s, each rank's
+(a lower bound of the next bucket: its own bins and the buckets of the
+requests it sends; minus the heavy edges waiting; minus the requests it
+sends), then, only when some rank has requests, the request counts
+(Alltoall) and the requests (Alltoallv of uint32 triples: the target's
+local index at its owner, the distance's float32 bits, the parent's label).
+A request that turns out not to improve makes the bound low by at most one
+empty round. Rounds, not volume, dominate at small frontiers, so a round
+does all the local work it can (the local fixpoint), a heavy round happens
+only when some rank has heavy edges to relax, and a round without requests
+exchanges nothing. Requests are pruned at the sender: it remembers, per
+remote vertex, the smallest distance it has sent there this search, sends
+only requests below it, and of one round's requests to a vertex only the
+last (the smallest).
 
 State: as the one-process kernel (`sssp_delta_stepping`), each owned vertex
 keeps one 64-bit word, float32 distance bits above the parent's (global,
@@ -45,28 +49,35 @@ renumbers its own vertices by decreasing degree (hubs at the front of its
 per-vertex arrays) and rewrites its rows into four parts, ``bounds[v, part]``
 starting each: local light, remote light, local heavy, remote heavy. Local
 entries hold the neighbour's local index; remote entries hold a *ghost*
-index, one per distinct remote neighbour, with the ghost's owner, its local
-index at the owner (asked once, by two Alltoallv) and the smallest distance
-sent to it. Buckets are a ring of ``ceil(max weight / delta) + 3`` bins
-(no relaxation reaches further), each an intrusive doubly linked list
-through per-vertex ``bin_next`` / ``bin_prev`` arrays: a vertex is in one bin
-at most and moves in O(1), so bin sizes are exact and a rank never reports a
-bucket that holds only stale entries. The settled list (vertices of the
-current bucket, each once) feeds the heavy round. The request buffer and the
-send buffer grow by doubling and are kept for later searches. Limit: fewer
-than 2^32 vertices (the parent takes 32 bits of the word and of a request).
+index, one per distinct remote neighbour (numbered per owner in the owner's
+degree order, so the hubs' ghosts come first), with the ghost's owner, its
+local index at the owner (asked once, by two Alltoallv) and the smallest
+distance sent to it. Buckets are a ring of bins, a power of two at least
+``ceil(max weight / delta) + 3`` (no relaxation reaches further); a bin is a
+linked list of blocks of ``BLOCK`` (vertex, word) entries from a pool with a
+free stack, appended at each improvement; an entry whose word is no longer
+its vertex's state is stale and skipped when the bin is taken, so a bin may
+count stale entries and a round may find its bucket empty (it then costs one
+Allreduce). The settled list (vertices of the current bucket, each once)
+feeds the heavy round. The block pool, the request buffer and the send
+buffer grow by doubling (room is reserved before each row, so the loops that
+append never check) and are kept for later searches. Limit: fewer than 2^32
+vertices (the parent takes 32 bits of the word and of a request).
 
 Per rank the search runs on one thread (the relaxation order is what keeps
 it atomic-free and exact), so a run puts one rank on each core; the
 per-vertex start and unpacking loops and the construction are parallel.
 
-Tunables: ``delta`` (default ``DELTA_PER_MAX_WEIGHT`` x the largest weight;
-a larger delta than the one-process kernel's, since every bucket costs at
-least two rounds of collectives; see ``benchmarks/distributed_sssp.py``).
+Tunables: ``delta`` (default ``DELTA_PER_MAX_WEIGHT`` = 0.02 x the largest
+weight: four times the one-process kernel's, since every bucket costs at
+least one round of collectives; ``trace=True`` keeps one entry per round:
+direction light or heavy, bucket, vertices relaxed, edges examined, seconds).
 
 Numba notes: the jitted functions share the rank's state as one reference
 (a StructRef, as in `sssp_delta_stepping`); the communicator is called from
-Python between them, two jitted calls per round.
+Python between them, three jitted calls per round. The relaxation reads
+``rs.state`` where it uses it: passing the array beside the state made it a
+third slower.
 """
 
 import time
@@ -109,7 +120,8 @@ RANK_STATE_FIELDS = (
     "bounds", "columns", "weights", "order", "first_vertex",  # the rank's rows, renumbered and split
     "ghost_owner", "ghost_target", "ghost_sent",  # per remote neighbour
     "state", "is_settled",  # per owned vertex
-    "block_vertex", "block_word", "block_next", "free_block", "bin_first", "bin_last", "bin_fill", "bin_size",
+    "block_vertex", "block_word", "block_next", "free_stack", "free_top",  # bin entries, in blocks
+    "bin_first", "bin_last", "bin_fill", "bin_size",  # per bin of the ring
     "frontier_vertex", "frontier_word", "settled", "settled_count", "heavy_waiting", "bucket",
     "request_ghost", "request_word", "request_count", "send", "num_ranks", "inverse_delta",
 )
@@ -121,15 +133,13 @@ def _new_rank_state(bounds, columns, weights, order, first_vertex, ghost_owner, 
                     request_capacity, inverse_delta):
     num_local = order.shape[0]
     blocks = num_local // BLOCK + ring + 1
-    block_next = np.arange(1, blocks + 1)
-    block_next[-1] = NO_BLOCK
     return RankState(bounds, columns, weights, order, first_vertex,
                      ghost_owner, ghost_target, np.full(ghost_owner.shape[0], INFINITY_BITS, dtype=np.uint32),
                      np.full(num_local, UNREACHED, dtype=np.uint64), np.zeros(num_local, dtype=np.bool_),
                      np.empty(blocks * BLOCK, dtype=np.int32), np.empty(blocks * BLOCK, dtype=np.uint64),
-                     block_next, np.int64(0), np.full(ring, NO_BLOCK, dtype=np.int64),
-                     np.full(ring, NO_BLOCK, dtype=np.int64), np.zeros(ring, dtype=np.int64),
-                     np.zeros(ring, dtype=np.int64),
+                     np.empty(blocks, dtype=np.int64), np.arange(blocks), np.int64(blocks),
+                     np.full(ring, NO_BLOCK, dtype=np.int64), np.full(ring, NO_BLOCK, dtype=np.int64),
+                     np.zeros(ring, dtype=np.int64), np.zeros(ring, dtype=np.int64),
                      np.empty(num_local, dtype=np.int32), np.empty(num_local, dtype=np.uint64),
                      np.empty(num_local, dtype=np.int32), np.int64(0), np.int64(0), np.int64(0),
                      np.empty(request_capacity, dtype=np.int64), np.empty(request_capacity, dtype=np.uint64),
@@ -137,35 +147,52 @@ def _new_rank_state(bounds, columns, weights, order, first_vertex, ghost_owner, 
                      np.int64(num_ranks), inverse_delta)
 
 
-# ---------------------------------------------------------------- bins
+# ---------------------------------------------------------------- bins and requests: room, appends
 
 @numba.njit(cache=True)
 def _grow_blocks(rs):
-    """Twice as many blocks; the new ones become the free list."""
+    """Twice as many blocks; the new ones go on the free stack."""
     blocks = rs.block_next.shape[0]
     vertex = np.empty(2 * blocks * BLOCK, dtype=np.int32)
     word = np.empty(2 * blocks * BLOCK, dtype=np.uint64)
     vertex[:blocks * BLOCK] = rs.block_vertex
     word[:blocks * BLOCK] = rs.block_word
-    block_next = np.arange(1, 2 * blocks + 1)
+    block_next = np.empty(2 * blocks, dtype=np.int64)
     block_next[:blocks] = rs.block_next
-    block_next[-1] = NO_BLOCK
-    rs.block_vertex, rs.block_word, rs.block_next, rs.free_block = vertex, word, block_next, blocks
+    free_stack = np.empty(2 * blocks, dtype=np.int64)
+    free_stack[:rs.free_top] = rs.free_stack[:rs.free_top]
+    free_stack[rs.free_top:rs.free_top + blocks] = np.arange(blocks, 2 * blocks)
+    rs.block_vertex, rs.block_word, rs.block_next, rs.free_stack = vertex, word, block_next, free_stack
+    rs.free_top += blocks
+
+
+@numba.njit(cache=True)
+def _grow_requests(rs):
+    capacity = 2 * rs.request_ghost.shape[0]
+    ghost = np.empty(capacity, dtype=np.int64)
+    word = np.empty(capacity, dtype=np.uint64)
+    ghost[:rs.request_count] = rs.request_ghost[:rs.request_count]
+    word[:rs.request_count] = rs.request_word[:rs.request_count]
+    rs.request_ghost, rs.request_word = ghost, word
+
+
+@numba.njit(cache=True)
+def _reserve(rs, entries):
+    """Room for ``entries`` more bin entries and requests, so that the loops that append need not check."""
+    while rs.free_top < entries // BLOCK + rs.bin_size.shape[0] + 1:  # a new block per bin, plus full ones
+        _grow_blocks(rs)
+    while rs.request_count + entries > rs.request_ghost.shape[0]:
+        _grow_requests(rs)
 
 
 @numba.njit(inline="always", cache=True)
-def _improve(rs, v, word):
-    """Keep ``word`` as v's state if its distance is smaller, and append (v, word) to its bucket's bin."""
-    if (word >> _SHIFT) >= (rs.state[v] >> _SHIFT):
-        return
-    rs.state[v] = word
-    slot = _bucket(word, rs.inverse_delta) % rs.bin_size.shape[0]
+def _bin_append(rs, v, word):
+    """Append (v, word) to the bin of the word's bucket (`_reserve` made room)."""
+    slot = _bucket(word, rs.inverse_delta) & (rs.bin_size.shape[0] - 1)
     last, fill = rs.bin_last[slot], rs.bin_fill[slot]
     if last == NO_BLOCK or fill == BLOCK:
-        if rs.free_block == NO_BLOCK:
-            _grow_blocks(rs)
-        block = rs.free_block
-        rs.free_block = rs.block_next[block]
+        rs.free_top -= 1
+        block = rs.free_stack[rs.free_top]
         rs.block_next[block] = NO_BLOCK
         if last == NO_BLOCK:
             rs.bin_first[slot] = block
@@ -179,25 +206,34 @@ def _improve(rs, v, word):
     rs.bin_size[slot] += 1
 
 
+@numba.njit(inline="always", cache=True)
+def _improve(rs, v, word):
+    """Keep ``word`` as v's state if its distance is smaller, and bin it."""
+    if (word >> _SHIFT) < (rs.state[v] >> _SHIFT):
+        rs.state[v] = word
+        _bin_append(rs, v, word)
+
+
 @numba.njit(cache=True)
 def _take_bin(rs, slot):
     """Move the bin's live entries (word still the vertex's state) to the frontier; free its blocks.
     Returns the frontier's size."""
+    state, block_vertex, block_word, block_next = rs.state, rs.block_vertex, rs.block_word, rs.block_next
+    frontier_vertex, frontier_word = rs.frontier_vertex, rs.frontier_word
     count = 0
     block = rs.bin_first[slot]
     while block != NO_BLOCK:
         end = block * BLOCK + (rs.bin_fill[slot] if block == rs.bin_last[slot] else BLOCK)
         for entry in range(block * BLOCK, end):
-            v = rs.block_vertex[entry]
-            word = rs.block_word[entry]
-            if rs.state[v] == word:
-                rs.frontier_vertex[count] = v
-                rs.frontier_word[count] = word
+            v = block_vertex[entry]
+            word = block_word[entry]
+            if state[v] == word:
+                frontier_vertex[count] = v
+                frontier_word[count] = word
                 count += 1
-        following = rs.block_next[block]
-        rs.block_next[block] = rs.free_block
-        rs.free_block = block
-        block = following
+        rs.free_stack[rs.free_top] = block
+        rs.free_top += 1
+        block = block_next[block]
     rs.bin_first[slot] = NO_BLOCK
     rs.bin_last[slot] = NO_BLOCK
     rs.bin_fill[slot] = 0
@@ -210,22 +246,12 @@ def _smallest_bucket(rs):
     """The first bucket from the current one whose bin has entries (maybe only stale ones), or NO_BUCKET."""
     ring = rs.bin_size.shape[0]
     for later in range(rs.bucket, rs.bucket + ring):
-        if rs.bin_size[later % ring]:
+        if rs.bin_size[later & (ring - 1)]:
             return later
     return NO_BUCKET
 
 
 # ---------------------------------------------------------------- relaxation
-
-@numba.njit(cache=True)
-def _grow_requests(rs):
-    capacity = 2 * rs.request_ghost.shape[0]
-    ghost = np.empty(capacity, dtype=np.int64)
-    word = np.empty(capacity, dtype=np.uint64)
-    ghost[:rs.request_count] = rs.request_ghost[:rs.request_count]
-    word[:rs.request_count] = rs.request_word[:rs.request_count]
-    rs.request_ghost, rs.request_word = ghost, word
-
 
 @numba.njit(cache=True)
 def _relax(rs, u, part):
@@ -234,23 +260,24 @@ def _relax(rs, u, part):
     Returns the edges examined."""
     local_begin, remote_begin = rs.bounds[u, part], rs.bounds[u, part + 1]
     end = rs.bounds[u, part + 2] if part == LOCAL_LIGHT else rs.bounds[u + 1, LOCAL_LIGHT]
+    _reserve(rs, end - local_begin)
     distance = _distance(rs.state[u])
     parent = rs.first_vertex + rs.order[u]
     columns, weights = rs.columns, rs.weights
     for k in range(local_begin, remote_begin):
         _improve(rs, columns[k], _pack(np.float32(distance + weights[k]), parent))
-    ghost_sent = rs.ghost_sent
+    ghost_sent, request_ghost, request_word = rs.ghost_sent, rs.request_ghost, rs.request_word
+    count = rs.request_count
     for k in range(remote_begin, end):
         ghost = columns[k]
         candidate = np.float32(distance + weights[k])
         bits = viewer(candidate, np.uint32)
         if bits < ghost_sent[ghost]:
             ghost_sent[ghost] = bits
-            if rs.request_count == rs.request_ghost.shape[0]:
-                _grow_requests(rs)
-            rs.request_ghost[rs.request_count] = ghost
-            rs.request_word[rs.request_count] = _pack(candidate, parent)
-            rs.request_count += 1
+            request_ghost[count] = ghost
+            request_word[count] = _pack(candidate, parent)
+            count += 1
+    rs.request_count = count
     return end - local_begin
 
 
@@ -269,7 +296,7 @@ def _light_round(rs, bucket):
     if bucket != rs.bucket:
         _clear_settled(rs)
         rs.bucket = bucket
-    slot = bucket % rs.bin_size.shape[0]
+    slot = bucket & (rs.bin_size.shape[0] - 1)
     relaxed = 0
     examined = 0
     while rs.bin_size[slot]:
@@ -341,9 +368,9 @@ def _requests_to_send(rs):
 
 @numba.njit(cache=True)
 def _apply_requests(rs, received):
+    _reserve(rs, received.shape[0] // REQUEST_FIELDS)
     for at in range(0, received.shape[0], REQUEST_FIELDS):
-        word = (np.uint64(received[at + 1]) << _SHIFT) | np.uint64(received[at + 2])
-        _improve(rs, received[at], word)
+        _improve(rs, received[at], (np.uint64(received[at + 1]) << _SHIFT) | np.uint64(received[at + 2]))
 
 
 # ---------------------------------------------------------------- start and end of a search
@@ -354,6 +381,7 @@ def _start(rs, root_local):
     _clear_settled(rs)
     rs.bucket = 0
     if root_local >= 0:
+        _reserve(rs, 1)
         _improve(rs, root_local, _pack(np.float32(0.0), rs.first_vertex + rs.order[root_local]))
 
 
@@ -448,12 +476,13 @@ def _ghosts(graph, new_label):
     _mark_remote(graph.neighbors, graph.first_vertex, graph.first_vertex + graph.num_local, marks)
     labels = np.flatnonzero(marks)  # increasing, so grouped by owner in rank order
     del marks
-    ghost_of = np.empty(graph.num_vertices, dtype=neighbor_dtype(graph.num_vertices))
-    ghost_of[labels] = np.arange(labels.shape[0])
     owner = blocks.owner(labels)
     (asked,), asked_counts = comm.alltoallv((labels - owner * blocks.block,), np.bincount(owner, minlength=comm.size))
     (target,), _ = comm.alltoallv((new_label[asked].astype(np.uint32),), asked_counts)
-    return ghost_of, owner.astype(np.int32), target
+    by_target = np.lexsort((target, owner))  # per owner, its hubs first (their ghosts are the most read)
+    ghost_of = np.empty(graph.num_vertices, dtype=neighbor_dtype(graph.num_vertices))
+    ghost_of[labels[by_target]] = np.arange(labels.shape[0])
+    return ghost_of, owner[by_target].astype(np.int32), target[by_target]
 
 
 # ---------------------------------------------------------------- the kernel
@@ -488,7 +517,7 @@ class DistributedDeltaStepping:
         ghost_of, ghost_owner, ghost_target = _ghosts(graph, self.new_label)
         bounds, columns, weights = _split_rows(graph, self.order, self.new_label, ghost_of, np.float32(self.delta))
         del ghost_of
-        ring = int(np.ceil(max_weight / self.delta)) + RING_SLACK
+        ring = 1 << int(np.ceil(max_weight / self.delta) + RING_SLACK - 1).bit_length()  # a power of two
         self.rank_state = _new_rank_state(bounds, columns, weights, self.order, np.int64(self.first_vertex),
                                           ghost_owner, ghost_target, np.int64(comm.size), np.int64(ring),
                                           np.int64(max(1024, ghost_owner.shape[0] // 4)), 1.0 / self.delta)

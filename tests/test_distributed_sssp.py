@@ -1,0 +1,152 @@
+"""Tests for the ``distributed-delta-stepping`` SSSP kernel: one rank in this process on the reference
+fixtures and on odd graphs, then 2 and 3 ranks under ``mpiexec`` (oversubscribed; skipped without mpiexec or
+mpi4py). Every tree must pass the validator and every distance must equal the serial Dijkstra's exactly.
+"""
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+
+import numpy as np
+import pytest
+
+from graph500 import io, kernels
+from graph500.kernels.cpu.backend import Backend
+from graph500.kernels.cpu.build import build_csr
+from graph500.kernels.cpu.sssp_distributed import DistributedDeltaStepping
+from graph500.validators import ValidationGraph, validate_sssp
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "reference-v3")
+FIXTURES = sorted(glob.glob(os.path.join(DATA, "*.edges")))
+NAME = "distributed-delta-stepping"
+
+
+def check_searches(src, dst, weights, num_vertices, roots, graph=None, **tunables):
+    """Search from each root in one rank; validate and compare with Dijkstra."""
+    graph = build_csr(src, dst, num_vertices, weights) if graph is None else graph
+    validation = ValidationGraph.from_edges(src, dst, num_vertices, weights)
+    dijkstra = kernels.get("sssp", "cpu", "dijkstra")(build_csr(src, dst, num_vertices, weights))
+    kernel = DistributedDeltaStepping(graph, **tunables)
+    for root in roots:
+        parents, distances = kernel.search(int(root))
+        assert parents.dtype == np.int64 and distances.dtype == np.float32
+        assert parents.shape == distances.shape == (num_vertices,)
+        validate_sssp(validation, int(root), parents, distances)
+        np.testing.assert_array_equal(distances, dijkstra.search(int(root))[1])
+    return kernel
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=os.path.basename)
+@pytest.mark.parametrize("delta", [None, 0.003, 0.3])
+def test_one_rank_on_reference_fixtures(path, delta):
+    src, dst, weights = io.read_edges(path)
+    scale = int(os.path.basename(path).split("_")[0][1:])
+    roots = np.loadtxt(path.replace(".edges", ".roots"), dtype=np.int64)[:6]
+    check_searches(src, dst, weights, 1 << scale, roots, delta=delta)
+
+
+def test_one_rank_on_kernel_1_graph():
+    """The one-process backend's degree-ordered graph: results come back in the original labels."""
+    path = FIXTURES[-1]
+    src, dst, weights = io.read_edges(path)
+    num_vertices = 1 << int(os.path.basename(path).split("_")[0][1:])
+    roots = np.loadtxt(path.replace(".edges", ".roots"), dtype=np.int64)[:4]
+    check_searches(src, dst, weights, num_vertices, roots, graph=Backend().build(src, dst, num_vertices, weights))
+
+
+ODD_GRAPHS = {
+    "single-vertex": ([], [], 1, [0]),
+    "isolated-root": ([(1, 2), (2, 3)], [0.5, 0.25], 5, [0, 4, 1]),
+    "self-loops-and-duplicates": ([(0, 0), (0, 1), (1, 0), (1, 2), (1, 2), (2, 2), (2, 1)],
+                                  [0.1, 0.9, 0.2, 0.7, 0.3, 0.0, 0.05], 4, [0, 2, 3]),
+    "zero-weights": ([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 0)], [0.0, 0.0, 0.0, 0.5, 0.0, 0.0], 5, [0, 3]),
+    "star-and-path": ([(0, k) for k in range(1, 40)] + [(39, 40), (40, 41), (41, 42)],
+                      np.linspace(0.0, 0.99, 42), 64, [0, 42, 63]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD_GRAPHS))
+@pytest.mark.parametrize("delta", [None, 1e-3, 2.0])
+def test_one_rank_on_odd_graphs(name, delta):
+    edges, weights, num_vertices, roots = ODD_GRAPHS[name]
+    edges = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    check_searches(edges[:, 0], edges[:, 1], np.array(weights, dtype=np.float32), num_vertices, roots, delta=delta)
+
+
+def test_trace_and_registry():
+    path = FIXTURES[0]
+    src, dst, weights = io.read_edges(path)
+    num_vertices = 1 << int(os.path.basename(path).split("_")[0][1:])
+    root = int(np.loadtxt(path.replace(".edges", ".roots"), dtype=np.int64)[0])
+    kernel = check_searches(src, dst, weights, num_vertices, [root], trace=True)
+    parents, _ = kernel.search(root)
+    assert {entry["direction"] for entry in kernel.trace} <= {"light", "heavy"}
+    assert sum(entry["frontier"] for entry in kernel.trace if entry["direction"] == "light") >= np.count_nonzero(
+        parents >= 0)
+    assert kernels.get("sssp", "cpu", distributed=True) is DistributedDeltaStepping
+    assert kernels.get("sssp", "cpu", NAME).distributed
+    with pytest.raises(ValueError):
+        DistributedDeltaStepping(build_csr(src, dst, num_vertices, weights), delta=0.0)
+
+
+RANKS_SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from graph500.comm import world
+    from graph500.distributed import partition_graph
+    from graph500.generators import kronecker
+    from graph500.kernels.cpu.build import build_csr
+    from graph500.kernels.cpu.sssp_dijkstra import DijkstraSSSP
+    from graph500.kernels.cpu.sssp_distributed import DistributedDeltaStepping
+    from graph500.partition import VertexBlocks, tuple_range
+    from graph500.validators import ValidationGraph, validate_sssp
+
+    scale, edgefactor = int(sys.argv[1]), 16
+    comm = world()
+    num_vertices, num_tuples = 1 << scale, edgefactor << scale
+    start, stop = tuple_range(num_tuples, comm.rank, comm.size)
+    src, dst, weights = kronecker.generate_edges(scale, edgefactor, 2, 3, start, stop)
+    kernel = DistributedDeltaStepping(partition_graph(comm, VertexBlocks(num_vertices, comm.size), src, dst, weights))
+    roots = [0, 1, 77, num_vertices // 2 + 3, num_vertices - 1]
+    results = []
+    for root in roots:
+        parents, distances = kernel.search(root)
+        results.append((comm.allgather(parents), comm.allgather(distances)))
+    if comm.rank == 0:
+        src, dst, weights = kronecker.generate_edges(scale, edgefactor, 2, 3)
+        validation = ValidationGraph.from_edges(src, dst, num_vertices, weights)
+        dijkstra = DijkstraSSSP(build_csr(src, dst, num_vertices, weights))
+        for root, (parents, distances) in zip(roots, results):
+            nedge = validate_sssp(validation, root, parents, distances)
+            assert np.array_equal(distances, dijkstra.search(root)[1]), root
+            print(f"root {root} valid nedge {nedge}")
+        print(f"ranks {comm.size} ok")
+""")
+
+
+# The launcher installed beside this interpreter (the mpich wheel's, matching mpi4py's library), else PATH's.
+MPIEXEC = shutil.which("mpiexec", path=sysconfig.get_path("scripts")) or shutil.which("mpiexec")
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_ranks_under_mpiexec(tmp_path, ranks):
+    pytest.importorskip("mpi4py")
+    if MPIEXEC is None:
+        pytest.skip("mpiexec is not installed")
+    script = tmp_path / "sssp_ranks.py"
+    script.write_text(RANKS_SCRIPT)
+    # One thread a rank; Open MPI (as root, more ranks than cores) needs these, MPICH ignores them.
+    environment = dict(os.environ, NUMBA_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+    environment.pop("PMI_SIZE", None)
+    repository = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [repository, environment.get("PYTHONPATH")]))
+    result = subprocess.run([MPIEXEC, "-n", str(ranks), sys.executable, str(script), "11"], capture_output=True,
+                            text=True, timeout=600, env=environment)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert f"ranks {ranks} ok" in result.stdout
+    assert result.stdout.count("valid nedge") == 5
