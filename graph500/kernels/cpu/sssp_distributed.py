@@ -46,23 +46,28 @@ what the validator checks.
 
 Data structures (built in ``__init__``, charged to construction): each rank
 renumbers its own vertices by decreasing degree (hubs at the front of its
-per-vertex arrays) and rewrites its rows into four parts, ``bounds[v, part]``
-starting each: local light, remote light, local heavy, remote heavy. Local
-entries hold the neighbour's local index; remote entries hold a *ghost*
-index, one per distinct remote neighbour (numbered per owner in the owner's
-degree order, so the hubs' ghosts come first), with the ghost's owner, its
-local index at the owner (asked once, by two Alltoallv) and the smallest
-distance sent to it. Buckets are a ring of bins, a power of two at least
-``ceil(max weight / delta) + 3`` (no relaxation reaches further); a bin is a
-linked list of blocks of ``BLOCK`` (vertex, word) entries from a pool with a
-free stack, appended at each improvement; an entry whose word is no longer
-its vertex's state is stale and skipped when the bin is taken, so a bin may
-count stale entries and a round may find its bucket empty (it then costs one
-Allreduce). The settled list (vertices of the current bucket, each once)
-feeds the heavy round. The block pool, the request buffer and the send
-buffer grow by doubling (room is reserved before each row, so the loops that
-append never check) and are kept for later searches. Limit: fewer than 2^32
-vertices (the parent takes 32 bits of the word and of a request).
+per-vertex arrays) and rewrites its rows into four parts, starting at
+``bounds[ROW_PARTS * v + part]`` (flat): local light, remote light, local
+heavy, remote heavy. Local entries hold the neighbour's local index; remote
+entries hold a *ghost* index, one per distinct remote neighbour (numbered
+per owner in the owner's degree order, so the hubs' ghosts come first), with
+the ghost's owner, its local index at the owner (asked once, by two
+Alltoallv) and the smallest distance sent to it. Buckets are a ring of bins,
+a power of two at least ``ceil(max weight / delta) + 3`` (no relaxation
+reaches further); a bin is a linked list of blocks of ``BLOCK`` (vertex,
+word) entries from a pool with a free stack; an entry whose word is no
+longer its vertex's state is stale and skipped when the bin is taken, so a
+bin may count stale entries and a round may find its bucket empty (it then
+costs one Allreduce). The settled list (vertices of the current bucket, each
+once) feeds the heavy round. Relaxation, as in the one-process kernel,
+buffers before it bins: the sources' rows are relaxed in chunks of about
+``CHUNK_EDGES`` edges, each local improvement stored and appended to an
+improvement buffer (which stays in cache), then the chunk's improvements
+that are still their vertex's state are binned in a second pass; received
+requests go through the same buffer. The block pool, the request buffer and
+the send buffer grow by doubling (room is reserved before each chunk, so the
+loops that append never check) and are kept for later searches. Limit: fewer
+than 2^32 vertices (the parent takes 32 bits of the word and of a request).
 
 Per rank the search runs on one thread (the relaxation order is what keeps
 it atomic-free and exact), so a run puts one rank on each core; the
@@ -75,9 +80,11 @@ direction light or heavy, bucket, vertices relaxed, edges examined, seconds).
 
 Numba notes: the jitted functions share the rank's state as one reference
 (a StructRef, as in `sssp_delta_stepping`); the communicator is called from
-Python between them, three jitted calls per round. The relaxation reads
-``rs.state`` where it uses it: passing the array beside the state made it a
-third slower.
+Python between them, three jitted calls per round. The hot loops
+(`_relax_rows`, and the binning and request loops) take or load the arrays
+they use into locals before the loop: a StructRef field read in the loop
+is a reload (and a reference count) per use, which made the relaxation 2.3x
+slower per edge than the one-process kernel's.
 """
 
 import time
@@ -99,6 +106,7 @@ LOCAL_LIGHT, REMOTE_LIGHT, LOCAL_HEAVY, REMOTE_HEAVY = 0, 1, 2, 3  # the parts o
 ROW_PARTS = 4
 NO_BLOCK = -1
 BLOCK = 1024  # bin entries per block
+CHUNK_EDGES = 1 << 15  # edges relaxed between two binnings of their improvements (the buffer stays in cache)
 NO_BUCKET = np.iinfo(np.int64).max
 REQUEST_FIELDS = 3  # uint32s per request on the wire: target's local index, distance bits, parent label
 INFINITY_BITS = np.uint32(0x7F800000)
@@ -122,7 +130,8 @@ RANK_STATE_FIELDS = (
     "state", "is_settled",  # per owned vertex
     "block_vertex", "block_word", "block_next", "free_stack", "free_top",  # bin entries, in blocks
     "bin_first", "bin_last", "bin_fill", "bin_size",  # per bin of the ring
-    "frontier_vertex", "frontier_word", "settled", "settled_count", "heavy_waiting", "bucket",
+    "frontier_vertex", "settled", "settled_count", "heavy_waiting", "bucket",
+    "improved_vertex", "improved_word",  # a chunk's improvements of owned vertices, before they are binned
     "request_ghost", "request_word", "request_count", "send", "num_ranks", "inverse_delta",
 )
 structref.define_proxy(RankState, RankStateType, RANK_STATE_FIELDS)
@@ -130,7 +139,7 @@ structref.define_proxy(RankState, RankStateType, RANK_STATE_FIELDS)
 
 @numba.njit(cache=True)
 def _new_rank_state(bounds, columns, weights, order, first_vertex, ghost_owner, ghost_target, num_ranks, ring,
-                    request_capacity, inverse_delta):
+                    chunk, request_capacity, inverse_delta):
     num_local = order.shape[0]
     blocks = num_local // BLOCK + ring + 1
     return RankState(bounds, columns, weights, order, first_vertex,
@@ -140,8 +149,9 @@ def _new_rank_state(bounds, columns, weights, order, first_vertex, ghost_owner, 
                      np.empty(blocks, dtype=np.int64), np.arange(blocks), np.int64(blocks),
                      np.full(ring, NO_BLOCK, dtype=np.int64), np.full(ring, NO_BLOCK, dtype=np.int64),
                      np.zeros(ring, dtype=np.int64), np.zeros(ring, dtype=np.int64),
-                     np.empty(num_local, dtype=np.int32), np.empty(num_local, dtype=np.uint64),
-                     np.empty(num_local, dtype=np.int32), np.int64(0), np.int64(0), np.int64(0),
+                     np.empty(num_local, dtype=np.int32), np.empty(num_local, dtype=np.int32), np.int64(0),
+                     np.int64(0), np.int64(0),
+                     np.empty(chunk, dtype=np.int32), np.empty(chunk, dtype=np.uint64),
                      np.empty(request_capacity, dtype=np.int64), np.empty(request_capacity, dtype=np.uint64),
                      np.int64(0), np.empty(REQUEST_FIELDS * request_capacity, dtype=np.uint32),
                      np.int64(num_ranks), inverse_delta)
@@ -167,51 +177,49 @@ def _grow_blocks(rs):
 
 
 @numba.njit(cache=True)
-def _grow_requests(rs):
-    capacity = 2 * rs.request_ghost.shape[0]
-    ghost = np.empty(capacity, dtype=np.int64)
-    word = np.empty(capacity, dtype=np.uint64)
-    ghost[:rs.request_count] = rs.request_ghost[:rs.request_count]
-    word[:rs.request_count] = rs.request_word[:rs.request_count]
-    rs.request_ghost, rs.request_word = ghost, word
+def _reserve_requests(rs, entries):
+    """Room for ``entries`` more requests, so that the loops that append need not check."""
+    if rs.request_count + entries > rs.request_ghost.shape[0]:
+        capacity = 2 * (rs.request_count + entries)
+        ghost = np.empty(capacity, dtype=np.int64)
+        word = np.empty(capacity, dtype=np.uint64)
+        ghost[:rs.request_count] = rs.request_ghost[:rs.request_count]
+        word[:rs.request_count] = rs.request_word[:rs.request_count]
+        rs.request_ghost, rs.request_word = ghost, word
 
 
 @numba.njit(cache=True)
-def _reserve(rs, entries):
-    """Room for ``entries`` more bin entries and requests, so that the loops that append need not check."""
-    while rs.free_top < entries // BLOCK + rs.bin_size.shape[0] + 1:  # a new block per bin, plus full ones
+def _bin_improved(rs, count):
+    """Append each of the chunk's ``count`` improvements that is still its vertex's state to the bin of its
+    bucket."""
+    while rs.free_top < count // BLOCK + rs.bin_size.shape[0] + 1:  # a new block per bin, plus full ones
         _grow_blocks(rs)
-    while rs.request_count + entries > rs.request_ghost.shape[0]:
-        _grow_requests(rs)
-
-
-@numba.njit(inline="always", cache=True)
-def _bin_append(rs, v, word):
-    """Append (v, word) to the bin of the word's bucket (`_reserve` made room)."""
-    slot = _bucket(word, rs.inverse_delta) & (rs.bin_size.shape[0] - 1)
-    last, fill = rs.bin_last[slot], rs.bin_fill[slot]
-    if last == NO_BLOCK or fill == BLOCK:
-        rs.free_top -= 1
-        block = rs.free_stack[rs.free_top]
-        rs.block_next[block] = NO_BLOCK
-        if last == NO_BLOCK:
-            rs.bin_first[slot] = block
-        else:
-            rs.block_next[last] = block
-        rs.bin_last[slot] = block
-        last, fill = block, 0
-    rs.block_vertex[last * BLOCK + fill] = v
-    rs.block_word[last * BLOCK + fill] = word
-    rs.bin_fill[slot] = fill + 1
-    rs.bin_size[slot] += 1
-
-
-@numba.njit(inline="always", cache=True)
-def _improve(rs, v, word):
-    """Keep ``word`` as v's state if its distance is smaller, and bin it."""
-    if (word >> _SHIFT) < (rs.state[v] >> _SHIFT):
-        rs.state[v] = word
-        _bin_append(rs, v, word)
+    state, improved_vertex, improved_word = rs.state, rs.improved_vertex, rs.improved_word
+    bin_first, bin_last, bin_fill, bin_size = rs.bin_first, rs.bin_last, rs.bin_fill, rs.bin_size
+    block_vertex, block_word, block_next, free_stack = rs.block_vertex, rs.block_word, rs.block_next, rs.free_stack
+    free_top, mask, inverse_delta = rs.free_top, bin_size.shape[0] - 1, rs.inverse_delta
+    for j in range(count):
+        v = improved_vertex[j]
+        word = improved_word[j]
+        if state[v] != word:
+            continue  # improved again since: its later word is binned
+        slot = _bucket(word, inverse_delta) & mask
+        last, fill = bin_last[slot], bin_fill[slot]
+        if last == NO_BLOCK or fill == BLOCK:
+            free_top -= 1
+            block = free_stack[free_top]
+            block_next[block] = NO_BLOCK
+            if last == NO_BLOCK:
+                bin_first[slot] = block
+            else:
+                block_next[last] = block
+            bin_last[slot] = block
+            last, fill = block, 0
+        block_vertex[last * BLOCK + fill] = v
+        block_word[last * BLOCK + fill] = word
+        bin_fill[slot] = fill + 1
+        bin_size[slot] += 1
+    rs.free_top = free_top
 
 
 @numba.njit(cache=True)
@@ -219,17 +227,15 @@ def _take_bin(rs, slot):
     """Move the bin's live entries (word still the vertex's state) to the frontier; free its blocks.
     Returns the frontier's size."""
     state, block_vertex, block_word, block_next = rs.state, rs.block_vertex, rs.block_word, rs.block_next
-    frontier_vertex, frontier_word = rs.frontier_vertex, rs.frontier_word
+    frontier_vertex = rs.frontier_vertex
     count = 0
     block = rs.bin_first[slot]
     while block != NO_BLOCK:
         end = block * BLOCK + (rs.bin_fill[slot] if block == rs.bin_last[slot] else BLOCK)
         for entry in range(block * BLOCK, end):
             v = block_vertex[entry]
-            word = block_word[entry]
-            if state[v] == word:
+            if state[v] == block_word[entry]:
                 frontier_vertex[count] = v
-                frontier_word[count] = word
                 count += 1
         rs.free_stack[rs.free_top] = block
         rs.free_top += 1
@@ -254,31 +260,63 @@ def _smallest_bucket(rs):
 # ---------------------------------------------------------------- relaxation
 
 @numba.njit(cache=True)
-def _relax(rs, u, part):
-    """Relax u's local and remote entries of the light (part 0) or heavy (part 2) half of its row from u's
-    state: local improvements applied, remote ones appended as requests when below what was sent before.
-    Returns the edges examined."""
-    local_begin, remote_begin = rs.bounds[u, part], rs.bounds[u, part + 1]
-    end = rs.bounds[u, part + 2] if part == LOCAL_LIGHT else rs.bounds[u + 1, LOCAL_LIGHT]
-    _reserve(rs, end - local_begin)
-    distance = _distance(rs.state[u])
-    parent = rs.first_vertex + rs.order[u]
-    columns, weights = rs.columns, rs.weights
-    for k in range(local_begin, remote_begin):
-        _improve(rs, columns[k], _pack(np.float32(distance + weights[k]), parent))
-    ghost_sent, request_ghost, request_word = rs.ghost_sent, rs.request_ghost, rs.request_word
-    count = rs.request_count
-    for k in range(remote_begin, end):
-        ghost = columns[k]
-        candidate = np.float32(distance + weights[k])
-        bits = viewer(candidate, np.uint32)
-        if bits < ghost_sent[ghost]:
-            ghost_sent[ghost] = bits
-            request_ghost[count] = ghost
-            request_word[count] = _pack(candidate, parent)
-            count += 1
-    rs.request_count = count
-    return end - local_begin
+def _relax_rows(sources, begin, end, part, bounds, columns, weights, first_vertex, order, state, ghost_sent,
+                improved_vertex, improved_word, request_ghost, request_word, request_count):
+    """Relax, from each source's state, its local and remote entries of the light (part 0) or heavy (part 2)
+    half of its row, for the sources from ``begin`` until ``improved_vertex`` could overflow (at least one).
+    A local improvement is stored and appended to ``improved``; a remote one is appended as a request when
+    below what was sent to the ghost before. Plain arrays, not the rank's state: this is the hot loop.
+
+    Returns (next source, improvements, requests, edges examined)."""
+    limit = improved_vertex.shape[0]
+    improved = 0
+    examined = 0
+    i = begin
+    while i < end:
+        u = sources[i]
+        row = u * ROW_PARTS + part
+        local_begin, remote_begin, remote_end = bounds[row], bounds[row + 1], bounds[row + 2]
+        if examined + remote_end - local_begin > limit and i > begin:
+            break
+        examined += remote_end - local_begin
+        distance = _distance(state[u])
+        parent = np.uint64(first_vertex + order[u])
+        for k in range(local_begin, remote_begin):
+            v = columns[k]
+            candidate = _pack(np.float32(distance + weights[k]), parent)
+            if (candidate >> _SHIFT) < (state[v] >> _SHIFT):
+                state[v] = candidate
+                improved_vertex[improved] = v
+                improved_word[improved] = candidate
+                improved += 1
+        for k in range(remote_begin, remote_end):
+            ghost = columns[k]
+            candidate = np.float32(distance + weights[k])
+            bits = viewer(candidate, np.uint32)
+            if bits < ghost_sent[ghost]:
+                ghost_sent[ghost] = bits
+                request_ghost[request_count] = ghost
+                request_word[request_count] = _pack(candidate, parent)
+                request_count += 1
+        i += 1
+    return i, improved, request_count, examined
+
+
+@numba.njit(cache=True)
+def _relax(rs, sources, count, part):
+    """Relax the light or heavy half of the rows of ``sources[:count]`` in chunks, each chunk's improvements
+    binned after it; returns the edges examined."""
+    examined = 0
+    i = 0
+    while i < count:
+        _reserve_requests(rs, rs.improved_vertex.shape[0])
+        i, improved, rs.request_count, edges = _relax_rows(
+            sources, i, count, part, rs.bounds, rs.columns, rs.weights, rs.first_vertex, rs.order, rs.state,
+            rs.ghost_sent, rs.improved_vertex, rs.improved_word, rs.request_ghost, rs.request_word,
+            rs.request_count)
+        _bin_improved(rs, improved)
+        examined += edges
+    return examined
 
 
 @numba.njit(cache=True)
@@ -303,24 +341,21 @@ def _light_round(rs, bucket):
         count = _take_bin(rs, slot)
         for i in range(count):
             u = rs.frontier_vertex[i]
-            if rs.state[u] != rs.frontier_word[i]:
-                continue  # improved since: it waits in the bin again
             if not rs.is_settled[u]:
                 rs.is_settled[u] = True
                 rs.settled[rs.settled_count] = u
                 rs.settled_count += 1
-                rs.heavy_waiting += rs.bounds[u + 1, LOCAL_LIGHT] - rs.bounds[u, LOCAL_HEAVY]
-            examined += _relax(rs, u, LOCAL_LIGHT)
-            relaxed += 1
+                row = u * ROW_PARTS
+                rs.heavy_waiting += rs.bounds[row + ROW_PARTS] - rs.bounds[row + LOCAL_HEAVY]
+        examined += _relax(rs, rs.frontier_vertex, count, LOCAL_LIGHT)
+        relaxed += count
     return relaxed, examined
 
 
 @numba.njit(cache=True)
 def _heavy_round(rs):
     """Relax the heavy edges of the vertices settled in the current bucket, once; returns (vertices, edges)."""
-    examined = 0
-    for i in range(rs.settled_count):
-        examined += _relax(rs, rs.settled[i], LOCAL_HEAVY)
+    examined = _relax(rs, rs.settled, rs.settled_count, LOCAL_HEAVY)
     relaxed = rs.settled_count
     _clear_settled(rs)
     return relaxed, examined
@@ -336,30 +371,32 @@ def _requests_to_send(rs):
 
     Of several requests to one ghost only the last, the smallest, is sent
     (its distance is the ghost's ``ghost_sent``)."""
+    request_ghost, request_word, ghost_sent, ghost_owner = rs.request_ghost, rs.request_word, rs.ghost_sent, \
+        rs.ghost_owner
     counts = np.zeros(rs.num_ranks, dtype=np.int64)
     status = np.empty(3, dtype=np.int64)
     status[0] = _smallest_bucket(rs)
     for i in range(rs.request_count):
-        ghost = rs.request_ghost[i]
-        if (rs.request_word[i] >> _SHIFT) == rs.ghost_sent[ghost]:
-            counts[rs.ghost_owner[ghost]] += REQUEST_FIELDS
-            status[0] = min(status[0], _bucket(rs.request_word[i], rs.inverse_delta))
+        ghost = request_ghost[i]
+        if (request_word[i] >> _SHIFT) == ghost_sent[ghost]:
+            counts[ghost_owner[ghost]] += REQUEST_FIELDS
+            status[0] = min(status[0], _bucket(request_word[i], rs.inverse_delta))
     total = counts.sum()
     if total > rs.send.shape[0]:
         rs.send = np.empty(2 * total, dtype=np.uint32)
     cursor = np.zeros(rs.num_ranks, dtype=np.int64)
     for rank in range(1, rs.num_ranks):
         cursor[rank] = cursor[rank - 1] + counts[rank - 1]
-    send = rs.send
+    send, ghost_target = rs.send, rs.ghost_target
     for i in range(rs.request_count):
-        ghost = rs.request_ghost[i]
-        word = rs.request_word[i]
-        if (word >> _SHIFT) == rs.ghost_sent[ghost]:
-            at = cursor[rs.ghost_owner[ghost]]
-            send[at] = rs.ghost_target[ghost]
+        ghost = request_ghost[i]
+        word = request_word[i]
+        if (word >> _SHIFT) == ghost_sent[ghost]:
+            at = cursor[ghost_owner[ghost]]
+            send[at] = ghost_target[ghost]
             send[at + 1] = np.uint32(word >> _SHIFT)
             send[at + 2] = np.uint32(word & _PARENT_MASK)
-            cursor[rs.ghost_owner[ghost]] = at + REQUEST_FIELDS
+            cursor[ghost_owner[ghost]] = at + REQUEST_FIELDS
     rs.request_count = 0
     status[1] = -rs.heavy_waiting
     status[2] = -total
@@ -368,9 +405,20 @@ def _requests_to_send(rs):
 
 @numba.njit(cache=True)
 def _apply_requests(rs, received):
-    _reserve(rs, received.shape[0] // REQUEST_FIELDS)
-    for at in range(0, received.shape[0], REQUEST_FIELDS):
-        _improve(rs, received[at], (np.uint64(received[at + 1]) << _SHIFT) | np.uint64(received[at + 2]))
+    """Keep each received request that improves its vertex, in chunks of the improvement buffer's size."""
+    state, improved_vertex, improved_word = rs.state, rs.improved_vertex, rs.improved_word
+    for first in range(0, received.shape[0], REQUEST_FIELDS * improved_vertex.shape[0]):
+        improved = 0
+        for at in range(first, min(received.shape[0], first + REQUEST_FIELDS * improved_vertex.shape[0]),
+                        REQUEST_FIELDS):
+            v = received[at]
+            word = (np.uint64(received[at + 1]) << _SHIFT) | np.uint64(received[at + 2])
+            if (word >> _SHIFT) < (state[v] >> _SHIFT):
+                state[v] = word
+                improved_vertex[improved] = v
+                improved_word[improved] = word
+                improved += 1
+        _bin_improved(rs, improved)
 
 
 # ---------------------------------------------------------------- start and end of a search
@@ -381,8 +429,10 @@ def _start(rs, root_local):
     _clear_settled(rs)
     rs.bucket = 0
     if root_local >= 0:
-        _reserve(rs, 1)
-        _improve(rs, root_local, _pack(np.float32(0.0), rs.first_vertex + rs.order[root_local]))
+        rs.state[root_local] = _pack(np.float32(0.0), rs.first_vertex + rs.order[root_local])
+        rs.improved_vertex[0] = root_local
+        rs.improved_word[0] = rs.state[root_local]
+        _bin_improved(rs, 1)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -433,8 +483,9 @@ def _fill_parts(offsets, neighbors, weights, order, new_label, ghost_of, first, 
     """Write each renumbered row's entries into its parts: local index or ghost index, and the weight."""
     for new in numba.prange(order.shape[0]):
         old = order[new]
-        local_light, remote_light, local_heavy, remote_heavy = bounds[new, 0], bounds[new, 1], bounds[new, 2], \
-            bounds[new, 3]
+        row = new * ROW_PARTS
+        local_light, remote_light, local_heavy, remote_heavy = bounds[row], bounds[row + 1], bounds[row + 2], \
+            bounds[row + 3]
         for k in range(offsets[old], offsets[old + 1]):
             neighbor = neighbors[k]
             part = _part(neighbor, weights[k], first, stop, split_below)
@@ -460,7 +511,6 @@ def _split_rows(graph, order, new_label, ghost_of, split_below):
     bounds[0] = 0
     np.cumsum(sizes.ravel(), out=bounds[1:num_local * ROW_PARTS + 1])
     bounds[num_local * ROW_PARTS + 1:] = bounds[num_local * ROW_PARTS]
-    bounds = bounds.reshape(num_local + 1, ROW_PARTS)
     columns = np.empty(graph.num_edges, dtype=neighbor_dtype(graph.num_vertices))
     weights = np.empty(graph.num_edges, dtype=np.float32)
     _fill_parts(graph.offsets, graph.neighbors, graph.weights, order, new_label, ghost_of, first, stop,
@@ -520,6 +570,7 @@ class DistributedDeltaStepping:
         ring = 1 << int(np.ceil(max_weight / self.delta) + RING_SLACK - 1).bit_length()  # a power of two
         self.rank_state = _new_rank_state(bounds, columns, weights, self.order, np.int64(self.first_vertex),
                                           ghost_owner, ghost_target, np.int64(comm.size), np.int64(ring),
+                                          np.int64(max(CHUNK_EDGES, int(np.diff(graph.offsets).max(initial=0)))),
                                           np.int64(max(1024, ghost_owner.shape[0] // 4)), 1.0 / self.delta)
         self.keep_trace = trace
         self.trace = [] if trace else None
