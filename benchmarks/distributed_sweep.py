@@ -1,0 +1,87 @@
+"""Sweep a distributed kernel's tunables on one graph: ``mpiexec -n P python benchmarks/distributed_sweep.py``.
+
+    mpiexec -n P python benchmarks/distributed_sweep.py --scale S [--kind bfs|sssp]
+        [--tunable alpha=15,50,200] [--roots K] [--rounds R]
+
+Every rank generates its slice, kernel 1 builds the partitioned graph once,
+and for each value of the tunable the kernel is built and searched from the
+first K of the reference's search keys. The values take turns, round after
+round (A B C A B C ...), so a drift of the machine hits them alike. Each
+search is timed from a barrier to the slowest rank's end, and its nedge is
+counted by the distributed validator (every tree of the first round is
+validated). Rank 0 prints a table: per value the harmonic-mean TEPS of each
+round, their median, the ratio of the medians to the first value's, and the
+kernel's construction time.
+"""
+
+import argparse
+import statistics
+import time
+
+from tabulate import tabulate
+
+from graph500 import kernels
+from graph500.comm import world
+from graph500.distributed import DistributedBackend
+from graph500.generators import roots as roots_module
+from graph500.stats import teps_summary
+from graph500.validators import validate_bfs, validate_sssp
+
+
+def _tunable(text):
+    name, _, values = text.partition("=")
+    return name, [float(value) if "." in value or "e" in value else int(value) for value in values.split(",")]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=int, default=20)
+    parser.add_argument("--edgefactor", type=int, default=16)
+    parser.add_argument("--kind", choices=("bfs", "sssp"), default="bfs")
+    parser.add_argument("--tunable", type=_tunable, default=("alpha", [15]), help="NAME=V1,V2,... (default alpha=15)")
+    parser.add_argument("--roots", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+
+    comm = world()
+    backend = DistributedBackend(comm)
+    num_vertices = 1 << args.scale
+    src, dst, weights = backend.generate(args.scale, args.edgefactor, 2, 3)
+    graph = backend.build(src, dst, num_vertices, weights if args.kind == "sssp" else None)
+    root_list, _ = roots_module.search_keys(args.scale, 2, 3, backend.incident_vertices(src, dst, num_vertices),
+                                            args.roots)
+    validation_graph = backend.validation_graph(src, dst, num_vertices, weights if args.kind == "sssp" else None)
+    kernel_class = kernels.get(args.kind, "cpu", distributed=True)
+    name, values = args.tunable
+    built = {}
+    for value in values:
+        comm.barrier()
+        start = time.perf_counter()
+        built[value] = kernel_class(graph, **{name: value})
+        comm.barrier()
+        built[value].construction = time.perf_counter() - start
+    nedges = {}
+    teps = {value: [] for value in values}
+    for round_number in range(args.rounds):
+        for value in values:
+            times = []
+            for root in root_list.tolist():
+                output, seconds = backend.timed(built[value].search, root)
+                times.append(seconds)
+                if round_number == 0:
+                    nedge = (validate_bfs(validation_graph, root, output) if args.kind == "bfs"
+                             else validate_sssp(validation_graph, root, *output))
+                    assert nedges.setdefault(root, nedge) == nedge
+            teps[value].append(teps_summary(times, [nedges[root] for root in root_list.tolist()])["harmonic_mean"])
+    if comm.rank == 0:
+        baseline = statistics.median(teps[values[0]])
+        rows = [[f"{name}={value}", " ".join(f"{t:.3g}" for t in teps[value]), f"{statistics.median(teps[value]):.3g}",
+                 f"{statistics.median(teps[value]) / baseline:.2f}", f"{built[value].construction:.3f}"]
+                for value in values]
+        print(f"{kernel_class.name}, SCALE {args.scale}, {comm.size} ranks, {args.roots} keys, {args.rounds} rounds")
+        print(tabulate(rows, headers=["value", "harmonic-mean TEPS per round", "median", "ratio", "construction s"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
