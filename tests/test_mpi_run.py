@@ -147,3 +147,10 @@ def test_gpu_backend_with_several_ranks_is_refused_once():
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
     assert lines == ["graph500: --backend gpu runs in one process; a run of several ranks runs on the CPU"]
+
+
+def test_a_graph_too_large_for_the_hosts_memory_is_refused_once_before_generating():
+    result = mpiexec(2, "-m", "graph500", "run", "--scale", "36", timeout=300)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
+    assert len(lines) == 1 and "on 2 ranks needs about" in lines[0] and "(2 ranks there)" in lines[0], result.stderr
