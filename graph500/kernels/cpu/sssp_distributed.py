@@ -42,7 +42,10 @@ original) label; a request improves a vertex only with a strictly smaller
 distance, so a parent always holds its distance before its child's word is
 written and zero-weight edges cannot close a parent cycle. Every distance is
 the float32 sum ``float32(d(u) + w)`` carried with the request, which is
-what the validator checks.
+what the validator checks. Beside the words, ``distance_bits`` keeps each
+owned vertex's float32 distance bits alone (written with the word): the
+relaxation compares against it, half the bytes of the words it reads at
+random (9% faster at P = 1, 2% at P = 2).
 
 Data structures (built in ``__init__``, charged to construction): each rank
 renumbers its own vertices by decreasing degree (hubs at the front of its
@@ -127,7 +130,7 @@ class RankState(structref.StructRefProxy):
 RANK_STATE_FIELDS = (
     "bounds", "columns", "weights", "order", "first_vertex",  # the rank's rows, renumbered and split
     "ghost_owner", "ghost_target", "ghost_sent",  # per remote neighbour
-    "state", "is_settled",  # per owned vertex
+    "state", "distance_bits", "is_settled",  # per owned vertex
     "block_vertex", "block_word", "block_next", "free_stack", "free_top",  # bin entries, in blocks
     "bin_first", "bin_last", "bin_fill", "bin_size",  # per bin of the ring
     "frontier_vertex", "settled", "settled_count", "heavy_waiting", "bucket",
@@ -144,7 +147,8 @@ def _new_rank_state(bounds, columns, weights, order, first_vertex, ghost_owner, 
     blocks = num_local // BLOCK + ring + 1
     return RankState(bounds, columns, weights, order, first_vertex,
                      ghost_owner, ghost_target, np.full(ghost_owner.shape[0], INFINITY_BITS, dtype=np.uint32),
-                     np.full(num_local, UNREACHED, dtype=np.uint64), np.zeros(num_local, dtype=np.bool_),
+                     np.full(num_local, UNREACHED, dtype=np.uint64), np.full(num_local, INFINITY_BITS, dtype=np.uint32),
+                     np.zeros(num_local, dtype=np.bool_),
                      np.empty(blocks * BLOCK, dtype=np.int32), np.empty(blocks * BLOCK, dtype=np.uint64),
                      np.empty(blocks, dtype=np.int64), np.arange(blocks), np.int64(blocks),
                      np.full(ring, NO_BLOCK, dtype=np.int64), np.full(ring, NO_BLOCK, dtype=np.int64),
@@ -260,7 +264,8 @@ def _smallest_bucket(rs):
 # ---------------------------------------------------------------- relaxation
 
 @numba.njit(cache=True)
-def _relax_rows(sources, begin, end, part, bounds, columns, weights, first_vertex, order, state, ghost_sent,
+def _relax_rows(sources, begin, end, part, bounds, columns, weights, first_vertex, order, state, distance_bits,
+                ghost_sent,
                 improved_vertex, improved_word, request_ghost, request_word, request_count):
     """Relax, from each source's state, its local and remote entries of the light (part 0) or heavy (part 2)
     half of its row, for the sources from ``begin`` until ``improved_vertex`` could overflow (at least one).
@@ -283,11 +288,14 @@ def _relax_rows(sources, begin, end, part, bounds, columns, weights, first_verte
         parent = np.uint64(first_vertex + order[u])
         for k in range(local_begin, remote_begin):
             v = columns[k]
-            candidate = _pack(np.float32(distance + weights[k]), parent)
-            if (candidate >> _SHIFT) < (state[v] >> _SHIFT):
-                state[v] = candidate
+            candidate = np.float32(distance + weights[k])
+            bits = viewer(candidate, np.uint32)
+            if bits < distance_bits[v]:
+                distance_bits[v] = bits
+                word = _pack(candidate, parent)
+                state[v] = word
                 improved_vertex[improved] = v
-                improved_word[improved] = candidate
+                improved_word[improved] = word
                 improved += 1
         for k in range(remote_begin, remote_end):
             ghost = columns[k]
@@ -312,6 +320,7 @@ def _relax(rs, sources, count, part):
         _reserve_requests(rs, rs.improved_vertex.shape[0])
         i, improved, rs.request_count, edges = _relax_rows(
             sources, i, count, part, rs.bounds, rs.columns, rs.weights, rs.first_vertex, rs.order, rs.state,
+            rs.distance_bits,
             rs.ghost_sent, rs.improved_vertex, rs.improved_word, rs.request_ghost, rs.request_word,
             rs.request_count)
         _bin_improved(rs, improved)
@@ -406,14 +415,16 @@ def _requests_to_send(rs):
 @numba.njit(cache=True)
 def _apply_requests(rs, received):
     """Keep each received request that improves its vertex, in chunks of the improvement buffer's size."""
-    state, improved_vertex, improved_word = rs.state, rs.improved_vertex, rs.improved_word
+    state, distance_bits, improved_vertex, improved_word = rs.state, rs.distance_bits, rs.improved_vertex, \
+        rs.improved_word
     for first in range(0, received.shape[0], REQUEST_FIELDS * improved_vertex.shape[0]):
         improved = 0
         for at in range(first, min(received.shape[0], first + REQUEST_FIELDS * improved_vertex.shape[0]),
                         REQUEST_FIELDS):
             v = received[at]
             word = (np.uint64(received[at + 1]) << _SHIFT) | np.uint64(received[at + 2])
-            if (word >> _SHIFT) < (state[v] >> _SHIFT):
+            if received[at + 1] < distance_bits[v]:
+                distance_bits[v] = received[at + 1]
                 state[v] = word
                 improved_vertex[improved] = v
                 improved_word[improved] = word
@@ -430,6 +441,7 @@ def _start(rs, root_local):
     rs.bucket = 0
     if root_local >= 0:
         rs.state[root_local] = _pack(np.float32(0.0), rs.first_vertex + rs.order[root_local])
+        rs.distance_bits[root_local] = 0
         rs.improved_vertex[0] = root_local
         rs.improved_word[0] = rs.state[root_local]
         _bin_improved(rs, 1)
@@ -448,6 +460,7 @@ def _finish(rs, parents, distances):
             parents[order[v]] = np.int64(word & _PARENT_MASK)
             distances[order[v]] = _distance(word)
             state[v] = UNREACHED
+            rs.distance_bits[v] = INFINITY_BITS
     for ghost in numba.prange(rs.ghost_sent.shape[0]):
         rs.ghost_sent[ghost] = INFINITY_BITS
 
