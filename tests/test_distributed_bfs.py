@@ -81,8 +81,8 @@ def fixture_graphs():
         yield os.path.basename(path), src, dst, 1 << scale, [int(root) for root in roots]
 
 
-@pytest.mark.parametrize("tunables", [{}, {"parallel_edges": 0}, {"alpha": 2.0, "beta": 2.0}],
-                         ids=["defaults", "parallel-edges-0", "early-switches"])
+@pytest.mark.parametrize("tunables", [{}, {"parallel_edges": 0}, {"alpha": 2.0, "beta": 2.0}, {"reorder": False}],
+                         ids=["defaults", "parallel-edges-0", "early-switches", "no-reorder"])
 @pytest.mark.parametrize("threads", THREADS)
 @pytest.mark.parametrize("case", list(fixture_graphs()) + odd_graphs(), ids=lambda case: case[0])
 def test_one_rank_trees_are_valid_with_the_one_process_nedge(case, threads, tunables):

@@ -119,9 +119,7 @@ class Relabeled:
         """Parents in original labels (int64, -1 unreached) from ``parent`` in new labels."""
         if not self.renumbered:
             return parent
-        original = np.empty(parent.shape[0], dtype=np.int64)
-        _map_parents(self.order, parent, original)
-        return original
+        return map_parents(self.order, self.order, parent)
 
 
 def by_decreasing_degree(degrees):
@@ -239,8 +237,17 @@ def _split_rows(offsets, neighbors, weights, split_below, out_neighbors, out_wei
                 next_heavy += 1
 
 
+def map_parents(vertex_order, parent_order, parent):
+    """``original[vertex_order[v]] = parent_order[parent[v]]`` (int64, -1 kept): parents under the original
+    labels, the vertices' order and the parents' (the same table in one process; a rank's block and the whole
+    graph in a distributed search) mapping new labels to original ones."""
+    original = np.empty(parent.shape[0], dtype=np.int64)
+    _map_parents(vertex_order, parent_order, parent, original)
+    return original
+
+
 @numba.njit(parallel=True, cache=True)
-def _map_parents(order, parent, original):
+def _map_parents(vertex_order, parent_order, parent, original):
     for v in numba.prange(parent.shape[0]):
         p = parent[v]
-        original[order[v]] = order[p] if p >= 0 else -1
+        original[vertex_order[v]] = parent_order[p] if p >= 0 else -1
