@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from graph500 import cli, io
+from support import report_fields
 from graph500.generators import kronecker
 from graph500.kernels.cpu.backend import cpu_model
 from graph500.kernels.cpu.build import build_csr
@@ -27,15 +28,6 @@ EXACT_FIELDS = ("SCALE", "edgefactor", "NBFS", "min_nedge", "firstquartile_nedge
                 "thirdquartile_nedge", "max_nedge", "mean_nedge", "stddev_nedge")
 
 
-def _fields(text):
-    pairs = {}
-    for line in text.splitlines():
-        if ":" in line and not line.startswith("#"):
-            name, value = line.split(":", 1)
-            pairs[name.strip()] = value.strip()
-    return pairs
-
-
 def _run_cli(capsys, *argv):
     status = cli.main(list(argv))
     captured = capsys.readouterr()
@@ -49,7 +41,7 @@ def test_run_on_fixture_graph_reports_the_reference_nedge_lines(capsys, tmp_path
     status, out, err = _run_cli(capsys, "run", "--scale", str(scale), "--edgefactor", str(edgefactor),
                                 "--seed1", str(seed1), "--seed2", str(seed2), "--json", str(record_path))
     assert status == 0, err
-    ours, reference = _fields(out), _fields((DATA / f"{name}.stats").read_text())
+    ours, reference = report_fields(out), report_fields((DATA / f"{name}.stats").read_text())
     for field in EXACT_FIELDS:
         assert ours[field] == reference[field], field
     assert list(ours)[:6] == list(reference)[:6]
@@ -205,7 +197,7 @@ def test_python_dash_m_runs_without_traceback():
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
-    fields = _fields(result.stdout)
+    fields = report_fields(result.stdout)
     assert fields["SCALE"] == "8" and fields["NBFS"] == "8"
     bad = subprocess.run([sys.executable, "-m", "graph500", "run", "--scale", "-3"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr

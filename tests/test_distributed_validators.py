@@ -15,12 +15,10 @@ same error, of the expected rule, and nedge must be the single-process one.
 import glob
 import json
 import os
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from support import needs_mpi, run_ranks
 from test_validators import (BFS_EDGES, FAULT_KINDS, SSSP_EDGES, plant_random_faults, random_graph,
                              reference_bfs, reference_dijkstra)
 
@@ -427,33 +425,16 @@ with open(f"{OUT}/rank{rank}.json", "w") as out:
 '''
 
 
-def have_mpi():
-    if shutil.which("mpiexec") is None:
-        return False
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 VERTEX_RULES = {"parents-length", "distances-length", "parent-out-of-range", "root-not-self-parent",
                 "tree-edge-level", "cycle", "root-distance", "tree-edge-not-in-graph", "unconfirmed-distance"}
 
 
-@pytest.mark.skipif(not have_mpi(), reason="needs mpiexec and mpi4py")
+@needs_mpi
 @pytest.mark.parametrize("num_ranks", [2, 3])
 def test_ranks_agree_and_catch_every_fault(tmp_path, num_ranks):
     script = tmp_path / "ranks.py"
     script.write_text(RANK_SCRIPT)
-    # One thread a rank; Open MPI (as root, more ranks than cores) needs these, MPICH ignores them.
-    env = dict(os.environ, NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
-               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
-    env.pop("PMI_SIZE", None)
-    repository = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [repository, env.get("PYTHONPATH")]))
-    result = subprocess.run(["mpiexec", "-n", str(num_ranks), sys.executable, str(script), "11", "16",
-                             str(tmp_path)], env=env, capture_output=True, text=True, timeout=600)
+    result = run_ranks(num_ranks, script, 11, 16, tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     ranks = [json.loads((tmp_path / f"rank{rank}.json").read_text()) for rank in range(num_ranks)]
     assert ranks[0]["remote_tree_edges"] > 0 and ranks[0]["remote_tuples"] > 0

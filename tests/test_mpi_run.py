@@ -8,14 +8,11 @@ own report and with the one-process run.
 """
 
 import json
-import os
 import pathlib
-import shutil
-import subprocess
-import sys
-import sysconfig
 
 import pytest
+
+from support import needs_mpi, report_fields, run_ranks
 
 DATA = pathlib.Path(__file__).parent / "data" / "reference-v3"
 FIXTURES = {
@@ -26,48 +23,22 @@ FIXTURES = {
 }
 NEDGE_FIELDS = ("min_nedge", "firstquartile_nedge", "median_nedge", "thirdquartile_nedge", "max_nedge",
                 "mean_nedge", "stddev_nedge")
-TIMEOUT = 600
 
-try:
-    import mpi4py  # noqa: F401
-except ImportError:
-    mpi4py = None
-
-# The launcher installed beside this interpreter (the mpich wheel's, matching mpi4py's library), else PATH's.
-MPIEXEC = shutil.which("mpiexec", path=sysconfig.get_path("scripts")) or shutil.which("mpiexec")
-pytestmark = pytest.mark.skipif(mpi4py is None or MPIEXEC is None,
-                                reason="needs mpi4py and mpiexec (pip install '.[mpi]')")
-
-
-def mpiexec(num_ranks, *argv, timeout=TIMEOUT):
-    """Run ``argv`` (after the Python interpreter) on ``num_ranks`` ranks; the CompletedProcess."""
-    environment = dict(os.environ, NUMBA_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
-                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
-    return subprocess.run([MPIEXEC, "-n", str(num_ranks), sys.executable, *argv], capture_output=True, text=True,
-                          timeout=timeout, env=environment, cwd=pathlib.Path(__file__).parent.parent)
-
-
-def _fields(text):
-    pairs = {}
-    for line in text.splitlines():
-        if ":" in line and not line.startswith("#"):
-            name, value = line.split(":", 1)
-            pairs[name.strip()] = value.strip()
-    return pairs
+pytestmark = needs_mpi
 
 
 def _run(num_ranks, name, tmp_path, *extra):
     scale, edgefactor, seed1, seed2 = FIXTURES[name]
     record_path = tmp_path / f"{name}-{num_ranks}.json"
-    result = mpiexec(num_ranks, "-m", "graph500", "run", "--scale", str(scale), "--edgefactor", str(edgefactor),
+    result = run_ranks(num_ranks, "-m", "graph500", "run", "--scale", str(scale), "--edgefactor", str(edgefactor),
                      "--seed1", str(seed1), "--seed2", str(seed2), "--json", str(record_path), *extra)
     assert result.returncode == 0, result.stderr[-3000:]
-    return _fields(result.stdout), json.loads(record_path.read_text()), result
+    return report_fields(result.stdout), json.loads(record_path.read_text()), result
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))
 def test_two_and_three_ranks_report_the_reference_nedge_and_roots(tmp_path, name):
-    reference = _fields((DATA / f"{name}.stats").read_text())
+    reference = report_fields((DATA / f"{name}.stats").read_text())
     one, one_record, _ = _run(1, name, tmp_path)
     for num_ranks in (2, 3):
         ours, record, result = _run(num_ranks, name, tmp_path)
@@ -119,7 +90,7 @@ sys.exit(harness.run(config, comm=comm))
 def test_a_fault_planted_on_the_last_rank_is_caught_and_named(tmp_path):
     script = tmp_path / "faulty.py"
     script.write_text(FAULTY_RUN)
-    result = mpiexec(3, str(script), "parents")
+    result = run_ranks(3, str(script), "parents")
     assert result.returncode == 1, result.stderr[-3000:]
     assert result.stdout.count("invalid") >= 1 or "INVALID" in result.stdout.upper()
     assert result.stderr.count("tree-edge-level") == 1, result.stderr  # said once, by rank 0
@@ -128,14 +99,14 @@ def test_a_fault_planted_on_the_last_rank_is_caught_and_named(tmp_path):
 def test_a_rank_that_fails_aborts_every_rank_with_one_line(tmp_path):
     script = tmp_path / "faulty.py"
     script.write_text(FAULTY_RUN)
-    result = mpiexec(2, str(script), "raise", timeout=300)
+    result = run_ranks(2, str(script), "raise", timeout=300)
     assert result.returncode != 0
     lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
     assert lines == ["graph500: rank 1 of 2: planted failure"], result.stderr
 
 
 def test_an_impossible_partition_is_refused_once(tmp_path):
-    result = mpiexec(7, "-m", "graph500", "run", "--scale", "9", timeout=300)
+    result = run_ranks(7, "-m", "graph500", "run", "--scale", "9", timeout=300)
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
     assert len(lines) == 1 and "7 ranks cannot share 512 vertices" in lines[0], result.stderr
@@ -143,14 +114,14 @@ def test_an_impossible_partition_is_refused_once(tmp_path):
 
 
 def test_gpu_backend_with_several_ranks_is_refused_once():
-    result = mpiexec(2, "-m", "graph500", "run", "--scale", "10", "--backend", "gpu", timeout=300)
+    result = run_ranks(2, "-m", "graph500", "run", "--scale", "10", "--backend", "gpu", timeout=300)
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
     assert lines == ["graph500: --backend gpu runs in one process; a run of several ranks runs on the CPU"]
 
 
 def test_a_graph_too_large_for_the_hosts_memory_is_refused_once_before_generating():
-    result = mpiexec(2, "-m", "graph500", "run", "--scale", "36", timeout=300)
+    result = run_ranks(2, "-m", "graph500", "run", "--scale", "36", timeout=300)
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
     assert len(lines) == 1 and "on 2 ranks needs about" in lines[0] and "(2 ranks there)" in lines[0], result.stderr

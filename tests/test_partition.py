@@ -1,13 +1,8 @@
 """The pieces under a run of P ranks: the partition, a block's rows, the exchange, the communicators."""
 
-import os
-import shutil
-import subprocess
-import sys
-import sysconfig
-
 import numpy as np
 import pytest
+from support import needs_mpi, run_ranks
 
 from graph500.comm import SelfCommunicator, launched_by_mpi
 from graph500.distributed import memory_estimate_bytes, partition_graph
@@ -117,18 +112,10 @@ assert comm.bcast(rank * 7, root=2) == 14
 print("ok", rank)
 """
 
-MPIEXEC = shutil.which("mpiexec", path=sysconfig.get_path("scripts")) or shutil.which("mpiexec")
-
-
+@needs_mpi
 def test_mpi_communicator_collectives_on_three_ranks(tmp_path):
-    pytest.importorskip("mpi4py")
-    if MPIEXEC is None:
-        pytest.skip("no mpiexec")
     script = tmp_path / "collectives.py"
     script.write_text(COLLECTIVES)
-    environment = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                       OMPI_MCA_rmaps_base_oversubscribe="1")
-    result = subprocess.run([MPIEXEC, "-n", "3", sys.executable, str(script)], capture_output=True, text=True,
-                            timeout=120, env=environment)
+    result = run_ranks(3, script, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("ok") == 3  # the ranks' lines may interleave

@@ -1,0 +1,51 @@
+"""What several test files share: starting programs on MPI ranks, reading report blocks.
+
+`run_ranks(P, *argv)` runs ``python argv...`` on P ranks with the launcher
+installed beside this interpreter (the mpich wheel's, matching mpi4py's
+library) or else the one on PATH, one Numba thread a rank (so P ranks may
+oversubscribe a small machine), and the variables Open MPI needs to run as
+root with more ranks than cores (MPICH ignores them). `needs_mpi` skips a
+test where mpi4py or a launcher is missing. `report_fields` reads a report
+block's ``name: value`` lines.
+"""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
+MPIEXEC = shutil.which("mpiexec", path=sysconfig.get_path("scripts")) or shutil.which("mpiexec")
+TIMEOUT = 600
+
+try:
+    import mpi4py  # noqa: F401
+except ImportError:
+    mpi4py = None
+
+needs_mpi = pytest.mark.skipif(mpi4py is None or MPIEXEC is None,
+                               reason="needs mpi4py and mpiexec (pip install '.[mpi]')")
+
+
+def run_ranks(num_ranks, *argv, timeout=TIMEOUT, threads=1):
+    """The CompletedProcess (text) of ``python argv...`` on ``num_ranks`` ranks, run from the repository."""
+    environment = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMPI_ALLOW_RUN_AS_ROOT="1",
+                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+    environment.pop("PMI_SIZE", None)  # where pytest itself runs under a launcher
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")]))
+    return subprocess.run([MPIEXEC, "-n", str(num_ranks), sys.executable, *map(str, argv)], capture_output=True,
+                          text=True, timeout=timeout, env=environment, cwd=REPOSITORY)
+
+
+def report_fields(text):
+    """``{name: value}`` of a report's ``name: value`` lines (comment lines skipped)."""
+    pairs = {}
+    for line in text.splitlines():
+        if ":" in line and not line.startswith("#"):
+            name, value = line.split(":", 1)
+            pairs[name.strip()] = value.strip()
+    return pairs
