@@ -78,8 +78,11 @@ per-vertex start and unpacking loops and the construction are parallel.
 
 Tunables: ``delta`` (default ``DELTA_PER_MAX_WEIGHT`` = 0.02 x the largest
 weight: four times the one-process kernel's, since every bucket costs at
-least one round of collectives; ``trace=True`` keeps one entry per round:
-direction light or heavy, bucket, vertices relaxed, edges examined, seconds).
+least one round of collectives; at SCALE 20 on 2 ranks 0.01 and 0.014 were
+no faster, 0.035 and 0.05 slower, by more light re-relaxations),
+``CHUNK_EDGES`` (2^15), ``trace=True`` (keeps one entry per round:
+direction light or heavy, bucket, vertices relaxed, edges examined,
+seconds).
 
 Numba notes: the jitted functions share the rank's state as one reference
 (a StructRef, as in `sssp_delta_stepping`); the communicator is called from
