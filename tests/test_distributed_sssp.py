@@ -5,14 +5,11 @@ mpi4py). Every tree must pass the validator and every distance must equal the se
 
 import glob
 import os
-import shutil
-import subprocess
-import sys
-import sysconfig
 import textwrap
 
 import numpy as np
 import pytest
+from support import needs_mpi, run_ranks
 
 from graph500 import io, kernels
 from graph500.kernels.cpu.backend import Backend
@@ -128,25 +125,12 @@ RANKS_SCRIPT = textwrap.dedent("""
 """)
 
 
-# The launcher installed beside this interpreter (the mpich wheel's, matching mpi4py's library), else PATH's.
-MPIEXEC = shutil.which("mpiexec", path=sysconfig.get_path("scripts")) or shutil.which("mpiexec")
-
-
+@needs_mpi
 @pytest.mark.parametrize("ranks", [2, 3])
 def test_ranks_under_mpiexec(tmp_path, ranks):
-    pytest.importorskip("mpi4py")
-    if MPIEXEC is None:
-        pytest.skip("mpiexec is not installed")
     script = tmp_path / "sssp_ranks.py"
     script.write_text(RANKS_SCRIPT)
-    # One thread a rank; Open MPI (as root, more ranks than cores) needs these, MPICH ignores them.
-    environment = dict(os.environ, NUMBA_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
-                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
-    environment.pop("PMI_SIZE", None)
-    repository = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [repository, environment.get("PYTHONPATH")]))
-    result = subprocess.run([MPIEXEC, "-n", str(ranks), sys.executable, str(script), "11"], capture_output=True,
-                            text=True, timeout=600, env=environment)
+    result = run_ranks(ranks, script, 11)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert f"ranks {ranks} ok" in result.stdout
     assert result.stdout.count("valid nedge") == 5
