@@ -5,14 +5,15 @@ Breadth-First Search" (SC 2012), on the 1D vertex partition of Buluç and
 Madduri, "Parallel Breadth-First Search on Distributed Memory Systems" (SC
 2011): rank r owns a block of vertices (`graph500.partition.VertexBlocks`)
 and the CSR rows of its vertices, neighbours under their global labels
-(`graph500.kernels.graph.PartitionedGraph`). Every level starts with the
-frontier replicated on every rank as a bitmap of all N vertices (each rank
-contributes the words of its block: an allgather), as in the replicated-bitmap
-bottom-up of Yasui, Fujisawa and Sato (Graph500 2013-2014, with Ueno's
-bitmap-compressed allgather); the replicated visited bitmap is OR-ed with it.
-Then, by Beamer's rules on global counts:
+(`graph500.kernels.graph.PartitionedGraph`). Every rank keeps a visited
+bitmap of all N vertices. By Beamer's rules on global counts, a level is:
 
-- top-down: each rank expands its own frontier vertices (a queue made from
+- top-down: the frontier's vertices are set in every rank's visited bitmap
+  (each rank contributes its own: an allgather of their labels while they
+  are fewer bytes than a bitmap of N bits, else of its words of that
+  bitmap, whichever is smaller by the global frontier count; at P = 16,
+  SCALE 24 the 2 MB bitmap allgather cost 1.3 ms on a frontier of one
+  vertex). Each rank expands its own frontier vertices (a queue made from
   its words). A neighbour ``v`` already visited is skipped; an unvisited one
   becomes the request (child ``v``, parent ``u``) for the owner of ``v``
   (requests to itself included), and ``v``'s bit is set in the rank's copy of
@@ -24,8 +25,11 @@ Then, by Beamer's rules on global counts:
   next frontier has no duplicates. Every requested vertex is claimed by its
   owner, so the bits set while requesting are bits of the next frontier: the
   visited bitmaps of all ranks agree again after the next allgather.
-- bottom-up: each rank scans its own unvisited vertices against the
-  replicated frontier bitmap, each stopping at its first neighbour in it
+- bottom-up: the frontier is replicated on every rank as a bitmap of all N
+  vertices (each rank contributes the words of its block: an allgather), as
+  in the replicated-bitmap bottom-up of Yasui, Fujisawa and Sato (Graph500
+  2013-2014), and OR-ed into the visited bitmap. Each rank scans its own
+  unvisited vertices against it, each stopping at its first neighbour in it
   (`bfs_bottom_up.bottom_up_step` on the rank's rows and its words of the
   visited bitmap). No other communication.
 
@@ -71,7 +75,8 @@ rank also holds the new label and the degree class of all N vertices
 (allgathers of 4 + 1 bytes a vertex).
 
 Communication per level: the frontier allgather (each rank receives N / 8
-bytes), one allreduce of three int64 (frontier size, its edges, edges
+bytes, or on top-down levels 4 bytes a frontier vertex with int32 labels
+when that is less, after an allgather of P counts), one allreduce of three int64 (frontier size, its edges, edges
 examined); top-down levels add an alltoall of P counts and an alltoallv of
 the requests (8 bytes a request with int32 labels, at most one per distinct
 (rank, child) pair up to lost bits); the level that leaves bottom-up adds
@@ -101,8 +106,8 @@ from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_step
 from graph500.kernels.cpu.bfs_direction_optimizing import ALPHA, BETA
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
 from graph500.kernels.cpu.frontier import (
-    WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_words, equal_share, first_at_least, has_bit, queue_edges_of,
-    trace_entry,
+    WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_words, equal_share, first_at_least, has_bit,
+    queue_edges_of, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, map_parents, relabel
 from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
@@ -308,10 +313,21 @@ class DistributedBFS:
             self.requests = np.empty((4, size), dtype=self.requests.dtype)
         return self.requests
 
-    def _top_down_step(self, frontier, next_frontier, parent):
-        """One top-down level from this rank's frontier words; returns (found, their edges, edges examined)."""
+    def _mark_frontier_visited(self, frontier, queue, frontier_size):
+        """Set every rank's frontier vertices in the replicated visited bitmap: allgather the labels when
+        they are fewer bytes than the bitmap (``frontier_size``, the global count, says), else the words."""
+        if frontier_size * self.graph.neighbors.itemsize < self.visited.nbytes:
+            set_bits(self.visited, self.comm.allgather((self.graph.first_vertex + queue).astype(
+                self.graph.neighbors.dtype)))
+        else:
+            np.bitwise_or(self.visited, self.comm.allgather(frontier), out=self.visited)
+
+    def _top_down_step(self, frontier, frontier_size, next_frontier, parent):
+        """One top-down level from this rank's frontier words (``frontier_size`` vertices on all ranks);
+        returns (found, their edges, edges examined)."""
         graph = self.graph
         queue = bitmap_to_queue(frontier)
+        self._mark_frontier_visited(frontier, queue, frontier_size)
         edge_prefix = frontier_edge_prefix(graph.offsets, queue)
         edges = int(edge_prefix[-1])
         num_tasks = numba.get_num_threads() if edges >= self.parallel_edges else 1
@@ -355,18 +371,19 @@ class DistributedBFS:
         self.trace = []
         while frontier_size:
             start = time.perf_counter()
-            whole_frontier = comm.allgather(frontier[0]).reshape(1, -1)
-            np.bitwise_or(self.visited, whole_frontier[0], out=self.visited)
             if not bottom_up and not left_bottom_up and frontier_edges > unexplored_edges / self.alpha:
                 bottom_up = True
             left_bottom_up = False
             if bottom_up:
+                whole_frontier = comm.allgather(frontier[0]).reshape(1, -1)
+                np.bitwise_or(self.visited, whole_frontier[0], out=self.visited)
                 found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy, whole_frontier,
                                                  next_frontier, self.local_visited, parent)
                 found_edges = 0  # counted below if top-down follows
             else:
                 unexplored_edges -= frontier_edges
-                found, found_edges, examined = self._top_down_step(frontier[0], next_frontier[0], parent)
+                found, found_edges, examined = self._top_down_step(frontier[0], frontier_size, next_frontier[0],
+                                                                   parent)
             totals = comm.allreduce(np.array([found, found_edges, examined], dtype=np.int64), "sum")
             self.trace.append(trace_entry("bottom-up" if bottom_up else "top-down", frontier_size, totals[2],
                                           time.perf_counter() - start))
