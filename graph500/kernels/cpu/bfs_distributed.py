@@ -84,13 +84,22 @@ one allreduce of the frontier's edges. Construction: an allreduce (largest
 degree class) and three allgathers (N new labels, N degree classes, N input
 labels).
 
-Tunables: ``alpha`` (15) and ``beta`` (18), Beamer's values as in the
-one-process kernel; ``parallel_edges`` (2^15): top-down levels whose local
+Tunables: ``alpha`` (40) and ``beta`` (18, Beamer's value as in the
+one-process kernel). A top-down edge costs more here than in one process
+(requests exchanged and claimed by their owner) and less and less against
+a degree-ordered bottom-up scan as P grows, so bottom-up pays earlier than
+Beamer's alpha = 15 says: 16 keys, interleaved rounds, 1 thread a rank,
+medians of alpha = 15 / 40 / 100 (TEPS): P = 2, SCALE 20: 2.05e9 / 1.82e9 /
+1.89e9; P = 2, SCALE 21: 1.74e9 / 2.16e9 / 1.99e9; P = 4 (on 2 cores),
+SCALE 19: 8.6e8 / 8.9e8 / 9.5e8, SCALE 20: 1.25e9 / 1.55e9 / 1.44e9; on a
+16-core host before degree ordering, P = 16, SCALE 24: 1.9e9 (a noisy first
+round) / 3.9e9 / 3.8e9. ``parallel_edges`` (2^15): top-down levels whose local
 frontier has fewer edges, or fewer received requests, run on one thread;
-``reorder`` (True): degree ordering, 1.79x at SCALE 20 on 2 ranks x 1
-thread (median of 5 interleaved rounds of 16 keys: 6.37e8 TEPS, rounds
-5.4e8-1.5e9, against 3.57e8, 2.9e8-6.9e8), for 0.9-1.1 s of construction
-there (a host shared with other jobs).
+``reorder`` (True): degree ordering, 2.13x at SCALE 20 on 2 ranks x 1
+thread, alpha = 40 (median of 4 interleaved rounds of 16 keys: 2.21e9 TEPS,
+rounds 1.85e9-2.27e9, against 1.04e9, 8.2e8-1.17e9; 1.79x on a host
+loaded by other jobs), for 0.24-0.32 s of construction there (0.9-1.1 s
+loaded).
 
 A `CSRGraph` (or kernel 1's renumbered graph) is searched as the one part of
 a one-rank run: roots and parents are translated through its labels.
@@ -103,7 +112,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_step
-from graph500.kernels.cpu.bfs_direction_optimizing import ALPHA, BETA
+from graph500.kernels.cpu.bfs_direction_optimizing import BETA
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
 from graph500.kernels.cpu.frontier import (
     WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_words, equal_share, first_at_least, has_bit,
@@ -111,6 +120,8 @@ from graph500.kernels.cpu.frontier import (
 )
 from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, map_parents, relabel
 from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
+
+ALPHA = 40  # see the module's notes: top-down costs more per edge here than in one process
 
 
 @numba.njit(parallel=True, cache=True)
