@@ -138,18 +138,19 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
     Per rank, for m = M / P tuples (a rank receives about 2m, both endpoints'
     owners): the slice (20 bytes a tuple); in kernel 1 the send copies and
     the received tuples (2m x 36) and `build_rows` on them; kept for the
-    searches, the rows (2m entries x 8 bytes, a copy for SSSP) and the
-    validator's slice (m x 40); per vertex of the whole graph, the replicated
-    bitmaps and the validator's gathered arrays (N x 40), per owned vertex the
-    kernels' arrays (256 bytes); and the runtime.
+    searches, per row entry (about 2m) the rows (8 bytes), the SSSP kernel's
+    copy (8) and the BFS kernel's degree-ordered copy (4), and the
+    validator's slice (m x 40); per vertex of the whole graph the replicated
+    bitmaps, label tables and the validator's gathered arrays (N x 48), per
+    owned vertex the kernels' arrays (256 bytes); and the runtime.
     """
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
     edge_slice = slice_tuples * 20
     building = 2 * slice_tuples * 36 + build_memory_bytes(slice_tuples, owned, weighted=True)
-    searching = 2 * (2 * slice_tuples * 8) + slice_tuples * 40
-    return RUNTIME_BYTES + edge_slice + max(building, searching) + num_vertices * 40 + owned * 256
+    searching = 2 * slice_tuples * (8 + 8 + 4) + slice_tuples * 40
+    return RUNTIME_BYTES + edge_slice + max(building, searching) + num_vertices * 48 + owned * 256
 
 
 def set_threads_per_rank(comm):
