@@ -52,9 +52,7 @@ class DistributedBackend:
     distributed = True
 
     def __init__(self, comm):
-        """Collective: also gives each rank its share of its host's cores (`set_threads_per_rank`)."""
         self.comm = comm
-        set_threads_per_rank(comm)
 
     def blocks(self, num_vertices):
         """The vertex partition of a graph of ``num_vertices`` over this run's ranks (Graph500Error if impossible)."""

@@ -106,8 +106,9 @@ def load_backend(name, comm=None):
     if comm is not None and comm.size > 1:
         if name == "gpu":
             raise Graph500Error("--backend gpu runs in one process; a run of several ranks runs on the CPU")
-        from graph500.distributed import DistributedBackend
+        from graph500.distributed import DistributedBackend, set_threads_per_rank
 
+        set_threads_per_rank(comm)
         return DistributedBackend(comm)
     if name in ("gpu", "auto"):
         reason = gpu_unavailable_reason()
