@@ -18,11 +18,13 @@ bitmap of all N vertices. By Beamer's rules on global counts, a level is:
   becomes the request (child ``v``, parent ``u``) for the owner of ``v``
   (requests to itself included), and ``v``'s bit is set in the rank's copy of
   the visited bitmap, so the rank asks for each vertex about once a level.
-  Requests are grouped by owner and exchanged (alltoallv); each owner claims
-  its children: the first request written wins (``parent[v] == -1``), and a
-  keep pass retains exactly one request per child, the one whose claim landed
-  (a pair (v, u) is sent at most once, rows having no duplicates), so the
-  next frontier has no duplicates. Every requested vertex is claimed by its
+  Requests are grouped by owner, each packed in one uint64 (``v``'s offset in
+  its owner's block, ``u``'s in the asking rank's, 32 bits each), and
+  exchanged (one alltoallv); each owner claims its children: the first
+  request written wins (``parent[v] == -1``); with several threads a keep
+  pass over those winners retains exactly one request per child, the one
+  whose claim landed (a pair (v, u) is sent at most once, rows having no
+  duplicates), so the next frontier has no duplicates. Every requested vertex is claimed by its
   owner, so the bits set while requesting are bits of the next frontier: the
   visited bitmaps of all ranks agree again after the next allgather.
 - bottom-up: the frontier is replicated on every rank as a bitmap of all N
@@ -64,10 +66,12 @@ tree).
 Data structures (per rank, block of n = N / P vertices, m local row entries):
 ``parent`` (int64, n; returned, global labels), the replicated visited
 bitmap and frontier bitmap (N / 8 bytes each), the rank's current and next
-frontier words (n / 8 bytes each), request buffers (child, parent and the
-same grouped by owner: labels as the rows store them, int32 while
-N <= 2^31), grown to the largest top-down level's frontier edges and kept
-across searches, and the bottom-up work split, built once. Degree ordering keeps the rows
+frontier words (n / 8 bytes each), request buffers (child and parent as
+made, labels as the rows store them, int32 while N <= 2^31, and the packed
+requests grouped by owner, uint64), grown to the largest top-down level's
+frontier edges and kept across searches, 16 bytes a received request while
+a level claims (child and parent, int64), and the bottom-up work split,
+built once. Degree ordering keeps the rows
 under the new labels (a copy of the input's), ``order`` and its inverse
 (int64, n each) and the input label of every new label (N labels: 4 bytes a
 vertex of the whole graph with int32 labels); while it is built, every
@@ -78,7 +82,7 @@ Communication per level: the frontier allgather (each rank receives N / 8
 bytes, or on top-down levels 4 bytes a frontier vertex with int32 labels
 when that is less, after an allgather of P counts), one allreduce of three int64 (frontier size, its edges, edges
 examined); top-down levels add an alltoall of P counts and an alltoallv of
-the requests (8 bytes a request with int32 labels, at most one per distinct
+the packed requests (8 bytes a request, at most one per distinct
 (rank, child) pair up to lost bits); the level that leaves bottom-up adds
 one allreduce of the frontier's edges. Construction: an allreduce (largest
 degree class) and three allgathers (N new labels, N degree classes, N input
@@ -122,12 +126,13 @@ from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutati
 from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
 
 ALPHA = 40  # see the module's notes: top-down costs more per edge here than in one process
+HALF_BITS = np.uint64(32)  # a packed request: child offset << HALF_BITS | parent offset (blocks <= 2^32)
+HALF_MASK = np.uint64((1 << 32) - 1)
 
 
 @numba.njit(parallel=True, cache=True)
-def _request_children(offsets, neighbors, first_vertex, frontier, edge_prefix, visited, block, child, claimer,
-                      task_counts):
-    """Top-down, the asking half: the requests (child, parent) of the local ``frontier`` (local indices).
+def _request_children(offsets, neighbors, frontier, edge_prefix, visited, block, child, claimer, task_counts):
+    """Top-down, the asking half: the requests (child, global; parent, local) of the local ``frontier``.
 
     Task t takes the t-th equal share of the frontier's edges and writes its
     requests from the share's first edge index on (a share never makes more
@@ -151,7 +156,7 @@ def _request_children(offsets, neighbors, first_vertex, frontier, edge_prefix, v
                 if not has_bit(visited, v):
                     visited[v >> WORD_SHIFT] |= bit_of(v)
                     child[slot] = v
-                    claimer[slot] = first_vertex + u
+                    claimer[slot] = u
                     task_counts[task, v // block] += 1
                     slot += 1
             edge = stop
@@ -159,8 +164,9 @@ def _request_children(offsets, neighbors, first_vertex, frontier, edge_prefix, v
 
 
 @numba.njit(parallel=True, cache=True)
-def _group_requests_by_owner(child, claimer, total_edges, task_counts, block, send_child, send_claimer):
-    """Copy the requests of `_request_children` to ``send_*`` grouped by owner rank (owner-major, then task)."""
+def _group_requests_by_owner(child, claimer, total_edges, task_counts, block, send):
+    """Pack the requests of `_request_children` into ``send`` grouped by owner rank (owner-major, then task):
+    the child's offset in its owner's block in the high 32 bits, the parent's in this rank's block below."""
     num_tasks, num_ranks = task_counts.shape
     cursor = np.empty_like(task_counts)
     position = 0
@@ -171,38 +177,58 @@ def _group_requests_by_owner(child, claimer, total_edges, task_counts, block, se
     for task in numba.prange(num_tasks):
         begin, _ = equal_share(task, num_tasks, total_edges)
         for slot in range(begin, begin + task_counts[task].sum()):
-            rank = child[slot] // block
-            send_child[cursor[task, rank]] = child[slot]
-            send_claimer[cursor[task, rank]] = claimer[slot]
+            v = child[slot]
+            rank = v // block
+            send[cursor[task, rank]] = (np.uint64(v - rank * block) << HALF_BITS) | np.uint64(claimer[slot])
             cursor[task, rank] += 1
 
 
 @numba.njit(parallel=True, cache=True)
-def _claim_children(child, claimer, first_vertex, offsets, parent, next_frontier, num_tasks):
-    """Top-down, the owner's half: claim the received requests (global labels; children are this rank's).
+def _claim_children(received, receive_counts, block, offsets, parent, next_frontier, num_tasks, child, claimer):
+    """Top-down, the owner's half: claim the received packed requests (grouped by source rank r, whose
+    parents are offsets in r's block; children are offsets in this rank's).
 
-    A child is claimed by the first request that finds ``parent == -1``; when
-    two tasks race, one write lands and the keep pass retains that request
-    only. The kept children's bits are set in ``next_frontier`` (this rank's
-    words, zeroed by the caller). Returns ``(children, their edges)``.
+    A child is claimed by the first request that finds ``parent == -1``; those
+    requests (candidates: their child, local, and parent, global) are compacted
+    into ``child`` and ``claimer`` (``received``'s length). When several tasks
+    race, one write lands and a keep pass retains that candidate only (one
+    task has no race and no keep pass). The kept children's bits are set in
+    ``next_frontier`` (this rank's words, zeroed by the caller). Returns
+    ``(children, their edges)``.
     """
-    count = child.shape[0]
-    for task in numba.prange(num_tasks):
-        begin, end = equal_share(task, num_tasks, count)
-        for j in range(begin, end):
-            v = child[j] - first_vertex
-            if parent[v] == -1:
-                parent[v] = claimer[j]
+    count = received.shape[0]
+    source_end = np.cumsum(receive_counts)
     kept = np.zeros(num_tasks, dtype=np.int64)
     kept_edges = np.zeros(num_tasks, dtype=np.int64)
     for task in numba.prange(num_tasks):
         begin, end = equal_share(task, num_tasks, count)
-        for j in range(begin, end):
-            v = child[j] - first_vertex
-            if parent[v] == claimer[j]:
-                child[begin + kept[task]] = v
-                kept[task] += 1
-                kept_edges[task] += offsets[v + 1] - offsets[v]
+        source = first_at_least(source_end, begin + 1)
+        j = begin
+        while j < end:
+            stop = min(end, source_end[source])
+            first_parent = source * block
+            for k in range(j, stop):
+                v = np.int64(received[k] >> HALF_BITS)
+                if parent[v] == -1:
+                    u = first_parent + np.int64(received[k] & HALF_MASK)
+                    parent[v] = u
+                    child[begin + kept[task]] = v
+                    claimer[begin + kept[task]] = u
+                    kept[task] += 1
+                    kept_edges[task] += offsets[v + 1] - offsets[v]
+            j = stop
+            source += 1
+    if num_tasks > 1:
+        for task in numba.prange(num_tasks):
+            begin, _ = equal_share(task, num_tasks, count)
+            candidates, kept[task] = kept[task], 0
+            for j in range(begin, begin + candidates):
+                v = child[j]
+                if parent[v] == claimer[j]:
+                    child[begin + kept[task]] = v
+                    kept[task] += 1
+                else:
+                    kept_edges[task] -= offsets[v + 1] - offsets[v]
     for task in range(num_tasks):  # serial: children of several tasks share words
         begin, _ = equal_share(task, num_tasks, count)
         for j in range(begin, begin + kept[task]):
@@ -315,14 +341,19 @@ class DistributedBFS:
         self.visited = np.empty(bitmap_words(graph.num_vertices), dtype=np.uint64)  # replicated, all N vertices
         self.local_visited = self.visited[first_word:first_word + local_words]  # this rank's words of it
         self.frontier_words = np.empty((2, 1, local_words), dtype=np.uint64)  # this rank's words: now, next
-        self.requests = np.empty((4, 0), dtype=graph.neighbors.dtype)  # child, claimer, and both by owner
+        if graph.blocks.block > 1 << 32:
+            raise ValueError("a packed top-down request holds offsets of blocks of at most 2^32 vertices")
+        self.requests = np.empty((2, 0), dtype=graph.neighbors.dtype)  # child, claimer (as made)
+        self.send = np.empty(0, dtype=np.uint64)  # packed, by owner
         self.trace = []
 
     def _request_buffers(self, size):
-        """The four request arrays, at least ``size`` long (grown when a level needs more)."""
+        """The request arrays (child, claimer, packed send), at least ``size`` long (grown when a level needs
+        more)."""
         if self.requests.shape[1] < size:
-            self.requests = np.empty((4, size), dtype=self.requests.dtype)
-        return self.requests
+            self.requests = np.empty((2, size), dtype=self.requests.dtype)
+            self.send = np.empty(size, dtype=np.uint64)
+        return self.requests[0], self.requests[1], self.send
 
     def _mark_frontier_visited(self, frontier, queue, frontier_size):
         """Set every rank's frontier vertices in the replicated visited bitmap: allgather the labels when
@@ -342,19 +373,20 @@ class DistributedBFS:
         edge_prefix = frontier_edge_prefix(graph.offsets, queue)
         edges = int(edge_prefix[-1])
         num_tasks = numba.get_num_threads() if edges >= self.parallel_edges else 1
-        child, claimer, send_child, send_claimer = self._request_buffers(edges)
+        child, claimer, send = self._request_buffers(edges)
         task_counts = np.empty((num_tasks, self.comm.size), dtype=np.int64)
-        _request_children(graph.offsets, graph.neighbors, graph.first_vertex, queue, edge_prefix, self.visited,
-                          graph.blocks.block, child, claimer, task_counts)
+        _request_children(graph.offsets, graph.neighbors, queue, edge_prefix, self.visited, graph.blocks.block,
+                          child, claimer, task_counts)
         send_counts = task_counts.sum(axis=0)
         requests = int(send_counts.sum())
-        _group_requests_by_owner(child, claimer, edges, task_counts, graph.blocks.block, send_child, send_claimer)
-        (received_child, received_claimer), _ = self.comm.alltoallv(
-            (send_child[:requests], send_claimer[:requests]), send_counts)
+        _group_requests_by_owner(child, claimer, edges, task_counts, graph.blocks.block, send)
+        (received,), receive_counts = self.comm.alltoallv((send[:requests],), send_counts)
         next_frontier[:] = 0
-        num_tasks = numba.get_num_threads() if received_child.shape[0] >= self.parallel_edges else 1
-        found, found_edges = _claim_children(received_child, received_claimer, graph.first_vertex, graph.offsets,
-                                             parent, next_frontier, num_tasks)
+        count = received.shape[0]
+        num_tasks = numba.get_num_threads() if count >= self.parallel_edges else 1
+        found, found_edges = _claim_children(received, receive_counts, graph.blocks.block, graph.offsets, parent,
+                                             next_frontier, num_tasks, np.empty(count, dtype=np.int64),
+                                             np.empty(count, dtype=np.int64))
         return found, found_edges, edges
 
     def search(self, root):
