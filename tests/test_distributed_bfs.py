@@ -12,13 +12,11 @@ rank 0 gathers the parents and validates them against the whole edge list.
 import contextlib
 import glob
 import os
-import shutil
-import subprocess
-import sys
 
 import numba
 import numpy as np
 import pytest
+from support import needs_mpi, run_ranks
 
 from graph500 import io, kernels
 from graph500.comm import SelfCommunicator
@@ -34,7 +32,6 @@ from graph500.validators import ValidationGraph, validate_bfs
 DATA = os.path.join(os.path.dirname(__file__), "data", "reference-v3")
 FIXTURES = sorted(glob.glob(os.path.join(DATA, "*.edges")))
 THREADS = sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)})
-REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @contextlib.contextmanager
@@ -160,27 +157,13 @@ for root in roots:
 '''
 
 
-def have_mpi():
-    if shutil.which("mpiexec") is None:
-        return False
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not have_mpi(), reason="needs mpiexec and mpi4py")
+@needs_mpi
 @pytest.mark.parametrize("num_ranks, threads, parallel_edges", [(2, 1, 1 << 15), (3, 2, 0)])
 def test_ranks_build_valid_trees_with_the_one_process_nedge(tmp_path, num_ranks, threads, parallel_edges):
     scale, edgefactor, num_roots = 11, 16, 8
     script = tmp_path / "ranks.py"
     script.write_text(RANK_SCRIPT)
-    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMP_NUM_THREADS="1")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [REPOSITORY, env.get("PYTHONPATH")]))
-    result = subprocess.run(["mpiexec", "-n", str(num_ranks), sys.executable, str(script), str(scale),
-                             str(edgefactor), str(num_roots), str(parallel_edges)],
-                            env=env, capture_output=True, text=True, timeout=600)
+    result = run_ranks(num_ranks, script, scale, edgefactor, num_roots, parallel_edges, threads=threads)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     lines = [line.split() for line in result.stdout.splitlines() if line.startswith("nedge")]
     src, dst, _ = kronecker.generate_edges(scale, edgefactor, 2, 3)
