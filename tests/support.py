@@ -1,4 +1,4 @@
-"""What several test files share: starting programs on MPI ranks, reading report blocks.
+"""What several test files share: starting programs on MPI ranks, reading report blocks, the fixtures' parameters.
 
 `run_ranks(P, *argv)` runs ``python argv...`` on P ranks with the launcher
 installed beside this interpreter (the mpich wheel's, matching mpi4py's
@@ -6,9 +6,12 @@ library) or else the one on PATH, one Numba thread a rank (so P ranks may
 oversubscribe a small machine), and the variables Open MPI needs to run as
 root with more ranks than cores (MPICH ignores them). `needs_mpi` skips a
 test where mpi4py or a launcher is missing. `report_fields` reads a report
-block's ``name: value`` lines.
+block's ``name: value`` lines. `FIXTURES`: the reference fixtures' SCALE,
+edgefactor and seeds by name. `numba_threads(count)`: Numba's thread count
+for a ``with`` block.
 """
 
+import contextlib
 import os
 import pathlib
 import shutil
@@ -16,8 +19,15 @@ import subprocess
 import sys
 import sysconfig
 
+import numba
 import pytest
 
+FIXTURES = {
+    "s9_ef4_seed1-1": (9, 4, 1, 1),
+    "s10_ef16_seed2-3": (10, 16, 2, 3),
+    "s11_ef8_seed5-7": (11, 8, 5, 7),
+    "s12_ef16_seed2-3": (12, 16, 2, 3),
+}
 REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
 MPIEXEC = shutil.which("mpiexec", path=sysconfig.get_path("scripts")) or shutil.which("mpiexec")
 TIMEOUT = 600
@@ -49,3 +59,13 @@ def report_fields(text):
             name, value = line.split(":", 1)
             pairs[name.strip()] = value.strip()
     return pairs
+
+
+@contextlib.contextmanager
+def numba_threads(count):
+    previous = numba.get_num_threads()
+    numba.set_num_threads(count)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)

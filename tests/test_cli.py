@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from graph500 import cli, io
-from support import report_fields
+from support import FIXTURES, report_fields
 from graph500.generators import kronecker
 from graph500.kernels.cpu.backend import cpu_model
 from graph500.kernels.cpu.build import build_csr
@@ -18,12 +18,6 @@ from graph500.kernels.cpu.bfs_top_down import TopDownBFS
 from graph500.kernels.cpu.sssp_dijkstra import DijkstraSSSP
 
 DATA = pathlib.Path(__file__).parent / "data" / "reference-v3"
-FIXTURES = {
-    "s9_ef4_seed1-1": (9, 4, 1, 1),
-    "s10_ef16_seed2-3": (10, 16, 2, 3),
-    "s11_ef8_seed5-7": (11, 8, 5, 7),
-    "s12_ef16_seed2-3": (12, 16, 2, 3),
-}
 EXACT_FIELDS = ("SCALE", "edgefactor", "NBFS", "min_nedge", "firstquartile_nedge", "median_nedge",
                 "thirdquartile_nedge", "max_nedge", "mean_nedge", "stddev_nedge")
 

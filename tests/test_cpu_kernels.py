@@ -6,13 +6,13 @@ float32 shortest distances are unique), and each BFS trace must account for
 every reached vertex once.
 """
 
-import contextlib
 import glob
 import os
 
 import numba
 import numpy as np
 import pytest
+from support import numba_threads
 
 from graph500 import io, kernels
 from graph500.generators.rmat import generate_rmat
@@ -51,16 +51,6 @@ SSSP_KERNELS = [
 def kernel_id(case):
     name, tunables = case
     return name + "".join(f"-{key}={value}" for key, value in tunables.items())
-
-
-@contextlib.contextmanager
-def numba_threads(count):
-    previous = numba.get_num_threads()
-    numba.set_num_threads(count)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
 
 
 class Case:

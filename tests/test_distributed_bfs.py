@@ -9,14 +9,13 @@ mpi4py): each rank generates its slice of the tuples and builds its part;
 rank 0 gathers the parents and validates them against the whole edge list.
 """
 
-import contextlib
 import glob
 import os
 
 import numba
 import numpy as np
 import pytest
-from support import needs_mpi, run_ranks
+from support import needs_mpi, numba_threads, run_ranks
 
 from graph500 import io, kernels
 from graph500.comm import SelfCommunicator
@@ -32,16 +31,6 @@ from graph500.validators import ValidationGraph, validate_bfs
 DATA = os.path.join(os.path.dirname(__file__), "data", "reference-v3")
 FIXTURES = sorted(glob.glob(os.path.join(DATA, "*.edges")))
 THREADS = sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)})
-
-
-@contextlib.contextmanager
-def numba_threads(count):
-    previous = numba.get_num_threads()
-    numba.set_num_threads(count)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
 
 
 def one_rank_graphs(src, dst, num_vertices):

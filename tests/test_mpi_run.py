@@ -12,15 +12,9 @@ import pathlib
 
 import pytest
 
-from support import needs_mpi, report_fields, run_ranks
+from support import FIXTURES, needs_mpi, report_fields, run_ranks
 
 DATA = pathlib.Path(__file__).parent / "data" / "reference-v3"
-FIXTURES = {
-    "s9_ef4_seed1-1": (9, 4, 1, 1),
-    "s10_ef16_seed2-3": (10, 16, 2, 3),
-    "s11_ef8_seed5-7": (11, 8, 5, 7),
-    "s12_ef16_seed2-3": (12, 16, 2, 3),
-}
 NEDGE_FIELDS = ("min_nedge", "firstquartile_nedge", "median_nedge", "thirdquartile_nedge", "max_nedge",
                 "mean_nedge", "stddev_nedge")
 
