@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import numpy as np
+from support import needs_mpi, run_ranks
 
 from graph500 import warm_up
 from graph500.kernels import get
@@ -37,6 +38,19 @@ def test_a_run_compiles_nothing_after_the_warm_up():
     result = subprocess.run([sys.executable, "-c", RUN_AFTER_WARM_UP], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["0"], f"compiled after the warm-up: {result.stdout}"
+
+
+@needs_mpi
+def test_a_run_of_two_ranks_compiles_nothing_after_the_warm_up(tmp_path):
+    """The warm-up of a distributed run (the ranks' steps on one rank) compiles what the ranks' steps call."""
+    script = tmp_path / "ranks.py"
+    script.write_text(RUN_AFTER_WARM_UP.replace(
+        "print(status", "sys.stdout = open(sys.argv[1] + str(harness.world().rank), 'w')\nprint(status"))
+    result = run_ranks(2, script, tmp_path / "rank")
+    assert result.returncode == 0, result.stderr
+    for rank in range(2):
+        said = (tmp_path / f"rank{rank}").read_text()
+        assert said.split() == ["0"], f"rank {rank} compiled after the warm-up: {said}"
 
 
 def cpu_parts(validate=True, sssp=True):

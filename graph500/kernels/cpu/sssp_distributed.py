@@ -590,6 +590,7 @@ class DistributedDeltaStepping:
                                           np.int64(max(1024, ghost_owner.shape[0] // 4)), 1.0 / self.delta)
         self.keep_trace = trace
         self.trace = [] if trace else None
+        _apply_requests(self.rank_state, np.empty(0, dtype=np.uint32))  # compiled here: one rank receives none
 
     def search(self, root):
         comm, rs = self.comm, self.rank_state
