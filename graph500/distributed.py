@@ -32,7 +32,8 @@ import numpy as np
 from graph500.errors import Graph500Error
 from graph500.generators import kronecker, roots
 from graph500.kernels.cpu.backend import RUNTIME_BYTES, available_memory_bytes, cpu_model
-from graph500.kernels.cpu.build import build_memory_bytes, build_rows
+from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, write_positions
+from graph500.kernels.cpu.frontier import equal_share
 from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
 from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators.distributed import DistributedValidationGraph
@@ -166,45 +167,64 @@ def set_threads_per_rank(comm):
 
 def partition_graph(comm, blocks, src, dst, weights):
     """Kernel 1 on P ranks: this rank's `PartitionedGraph` from the tuples every rank holds (collective)."""
+    weighted = weights is not None
+    src = np.ascontiguousarray(src, dtype=np.int64)
+    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=np.float32) if weighted else np.empty(0, dtype=np.float32)
+    num_chunks = max(1, min(src.shape[0], CHUNKS_PER_THREAD * numba.get_num_threads()))
+    counts = np.zeros((num_chunks, comm.size), dtype=np.int64)
+    _count_by_owner(src, dst, blocks.block, counts)
+    rank_begin, cursors = write_positions(counts)
     label_dtype = neighbor_dtype(blocks.num_vertices)
-    send_counts, order = _group_by_owner(np.ascontiguousarray(src, dtype=np.int64),
-                                         np.ascontiguousarray(dst, dtype=np.int64), blocks.block, comm.size)
-    arrays = (src[order].astype(label_dtype), dst[order].astype(label_dtype))
-    if weights is not None:
-        arrays += (weights[order],)
-    received, _ = comm.alltoallv(arrays, send_counts)
-    del arrays, order
+    send = (np.empty(rank_begin[-1], dtype=label_dtype), np.empty(rank_begin[-1], dtype=label_dtype),
+            np.empty(rank_begin[-1] if weighted else 0, dtype=np.float32))
+    _scatter_by_owner(src, dst, weights, blocks.block, cursors, *send)
+    received, _ = comm.alltoallv(send if weighted else send[:2], np.diff(rank_begin))
+    del send
     first_vertex = blocks.begin(comm.rank)
     offsets, neighbors, row_weights = build_rows(received[0], received[1], blocks.num_vertices,
-                                                 received[2] if weights is not None else None,
+                                                 received[2] if weighted else None,
                                                  first_vertex, blocks.count(comm.rank))
     return PartitionedGraph(blocks.num_vertices, first_vertex, offsets, neighbors, row_weights, comm, blocks)
 
 
-@numba.njit(cache=True)
-def _group_by_owner(src, dst, block, num_ranks):
-    """``(counts, order)``: the tuples to send, as indices grouped by destination rank (a counting sort).
+@numba.njit(inline="always", cache=True)
+def _owners(u, v, block):
+    """The ranks a tuple goes to: the owner of each endpoint, -1 for the second when one rank owns both."""
+    first = u // block
+    second = v // block
+    return first, second if second != first else -1
 
-    A tuple goes to the owner of each endpoint, once when one rank owns both;
-    self-loops go nowhere (no rule and no row reads them).
-    """
-    counts = np.zeros(num_ranks, dtype=np.int64)
-    for i in range(src.shape[0]):
-        if src[i] != dst[i]:
-            counts[src[i] // block] += 1
-            if dst[i] // block != src[i] // block:
-                counts[dst[i] // block] += 1
-    cursor = np.zeros(num_ranks, dtype=np.int64)
-    for rank in range(1, num_ranks):
-        cursor[rank] = cursor[rank - 1] + counts[rank - 1]
-    order = np.empty(counts.sum(), dtype=np.int64)
-    for i in range(src.shape[0]):
-        if src[i] != dst[i]:
-            first = src[i] // block
-            order[cursor[first]] = i
-            cursor[first] += 1
-            second = dst[i] // block
-            if second != first:
-                order[cursor[second]] = i
-                cursor[second] += 1
-    return counts, order
+
+@numba.njit(parallel=True, cache=True)
+def _count_by_owner(src, dst, block, counts):
+    """``counts[chunk, rank]``: tuples of the chunk to send to the rank (self-loops go nowhere: no rule and no row
+    reads them)."""
+    num_chunks = counts.shape[0]
+    for chunk in numba.prange(num_chunks):
+        begin, end = equal_share(chunk, num_chunks, src.shape[0])
+        for i in range(begin, end):
+            if src[i] != dst[i]:
+                first, second = _owners(src[i], dst[i], block)
+                counts[chunk, first] += 1
+                if second >= 0:
+                    counts[chunk, second] += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def _scatter_by_owner(src, dst, weights, block, cursors, send_src, send_dst, send_weights):
+    """Write every tuple at its chunk's cursor in each destination rank's region of the send buffers."""
+    for chunk in numba.prange(cursors.shape[0]):
+        cursor = cursors[chunk]
+        begin, end = equal_share(chunk, cursors.shape[0], src.shape[0])
+        for i in range(begin, end):
+            if src[i] != dst[i]:
+                first, second = _owners(src[i], dst[i], block)
+                for rank in (first, second):
+                    if rank >= 0:
+                        slot = cursor[rank]
+                        cursor[rank] = slot + 1
+                        send_src[slot] = src[i]
+                        send_dst[slot] = dst[i]
+                        if send_weights.shape[0] > 0:
+                            send_weights[slot] = weights[i]

@@ -169,7 +169,7 @@ def _partition(src, dst, weight_bits, weighted, new_label, num_vertices, first_r
     if out_of_range.any():
         raise ValueError(f"{out_of_range.sum()} tuples have a label outside [0, {num_vertices})")
 
-    bucket_begin, cursors = _write_positions(counts)
+    bucket_begin, cursors = write_positions(counts)
     keys = np.empty(bucket_begin[-1], dtype=np.uint64)
     rows = np.empty(bucket_begin[-1], dtype=neighbor_dtype(num_vertices))
     bad_weights = np.zeros(num_chunks, dtype=np.int64)
@@ -194,8 +194,10 @@ def _neighbor_digits(num_vertices):
     return -(-label_bits // num_digits), num_digits
 
 
-def _write_positions(counts):
-    """Bucket region starts (length buckets + 1) and each chunk's first slot in each bucket."""
+def write_positions(counts):
+    """Region starts (length regions + 1) and each chunk's first slot in each region, from
+    ``counts[chunk, region]``: chunks write their items of a region one after the other, in chunk order (the
+    buckets here; the destination ranks of `graph500.distributed.partition_graph`)."""
     totals = counts.sum(axis=0)
     bucket_begin = np.zeros(totals.shape[0] + 1, dtype=np.int64)
     np.cumsum(totals, out=bucket_begin[1:])
