@@ -287,6 +287,9 @@ def _preflight(config, comm):
     backend = load_backend(config.backend, comm)
     bfs_class = _kernel_class("bfs", backend, config.bfs)
     sssp_class = _kernel_class("sssp", backend, config.sssp) if config.run_sssp else None
+    for kernel_class in (bfs_class, sssp_class):
+        if kernel_class:
+            kernel_options(config, kernel_class)  # flags a kernel does not take are refused here
     if comm.size > 1:
         backend.blocks(1 << config.scale)  # an impossible partition is refused here
         if config.generator == "rmat":

@@ -119,3 +119,10 @@ def test_a_graph_too_large_for_the_hosts_memory_is_refused_once_before_generatin
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
     assert len(lines) == 1 and "on 2 ranks needs about" in lines[0] and "(2 ranks there)" in lines[0], result.stderr
+
+
+def test_a_flag_the_distributed_kernel_does_not_take_is_refused_once():
+    result = run_ranks(2, "-m", "graph500", "run", "--scale", "10", "--numa-domains", "2", timeout=300)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
+    assert len(lines) == 1 and "--numa-domains does not apply" in lines[0], result.stderr
