@@ -1,6 +1,7 @@
 """Command-line interface: argument parsing only; the work is done by the harness and friends.
 
-    graph500 run       the benchmark (generate, build, 64 BFS + 64 SSSP, validate, report)
+    graph500 run       the benchmark (generate, build, 64 BFS + 64 SSSP, validate, report);
+                       ``mpiexec -n P graph500 run`` runs it on P ranks
     graph500 generate  write the reference's graph files (byte-identical to the reference's)
     graph500 validate  check a BFS or SSSP tree made by any program
 
@@ -44,7 +45,7 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="graph500", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
 
-    run = commands.add_parser("run", help="run the benchmark and print the report")
+    run = commands.add_parser("run", help="run the benchmark and print the report (on P ranks under mpiexec -n P)")
     _add_graph_arguments(run, 16)
     run.add_argument("--backend", default="cpu", choices=("cpu", "gpu", "auto"), help="where to run (default cpu)")
     run.add_argument("--bfs", metavar="NAME", help="BFS kernel (default: the backend's fastest)")
