@@ -119,7 +119,7 @@ from graph500.kernels.cpu.bfs_distributed import DistributedBFS
 from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators import ValidationGraph, validate_bfs
 
-scale, edgefactor, num_roots, parallel_edges = (int(arg) for arg in sys.argv[1:5])
+scale, edgefactor, num_roots, parallel_edges, busiest_rank = (int(arg) for arg in sys.argv[1:6])
 comm = world()
 num_vertices, num_tuples = 1 << scale, edgefactor << scale
 blocks = VertexBlocks(num_vertices, comm.size)
@@ -129,7 +129,7 @@ graph = partition_graph(comm, blocks, src, dst, None)
 has_edge = np.zeros(num_vertices, dtype=bool)
 mark_incident(src, dst, has_edge)
 roots, _ = search_keys(scale, 2, 3, comm.allreduce(has_edge, "or"), num_roots)
-kernel = DistributedBFS(graph, parallel_edges=parallel_edges)
+kernel = DistributedBFS(graph, parallel_edges=parallel_edges, busiest_rank=bool(busiest_rank))
 if comm.rank == 0:
     all_src, all_dst, _ = kronecker.generate_edges(scale, edgefactor, 2, 3)
     validation = ValidationGraph.from_edges(all_src, all_dst, num_vertices)
@@ -147,12 +147,12 @@ for root in roots:
 
 
 @needs_mpi
-@pytest.mark.parametrize("num_ranks, threads, parallel_edges", [(2, 1, 1 << 15), (3, 2, 0)])
-def test_ranks_build_valid_trees_with_the_one_process_nedge(tmp_path, num_ranks, threads, parallel_edges):
+@pytest.mark.parametrize("num_ranks, threads, parallel_edges, busiest_rank", [(2, 1, 1 << 15, 1), (3, 2, 0, 0)])
+def test_ranks_build_valid_trees_with_the_one_process_nedge(tmp_path, num_ranks, threads, parallel_edges, busiest_rank):
     scale, edgefactor, num_roots = 11, 16, 8
     script = tmp_path / "ranks.py"
     script.write_text(RANK_SCRIPT)
-    result = run_ranks(num_ranks, script, scale, edgefactor, num_roots, parallel_edges, threads=threads)
+    result = run_ranks(num_ranks, script, scale, edgefactor, num_roots, parallel_edges, busiest_rank, threads=threads)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     lines = [line.split() for line in result.stdout.splitlines() if line.startswith("nedge")]
     src, dst, _ = kronecker.generate_edges(scale, edgefactor, 2, 3)

@@ -51,7 +51,11 @@ a table of all N input labels.
 Switching: bottom-up when the frontier's edges exceed the edges not yet
 examined / ``alpha``; back to top-down, for at least one level, when the
 frontier shrinks and holds at most N / ``beta`` vertices (as
-`bfs_direction_optimizing`, with every count summed over the ranks).
+`bfs_direction_optimizing`, with every count summed over the ranks). With
+``busiest_rank``, the frontier's edges in the first rule are those of the
+rank with the most, times P: a top-down level lasts as long as its busiest
+rank, and a frontier of hubs puts most of its edges on the few ranks that
+own them (a bottom-up level is balanced: every rank scans its own block).
 
 Parallelism within a rank: every per-edge and per-vertex loop is a Numba
 prange over one task per thread. Top-down tasks take equal shares of the
@@ -84,7 +88,9 @@ when that is less, after an allgather of P counts), one allreduce of three int64
 examined); top-down levels add an alltoall of P counts and an alltoallv of
 the packed requests (8 bytes a request, at most one per distinct
 (rank, child) pair up to lost bits); the level that leaves bottom-up adds
-one allreduce of the frontier's edges. Construction: an allreduce (largest
+one allreduce of the frontier's edges, and with ``busiest_rank`` every level
+that may go bottom-up next one allreduce (max) of a rank's frontier edges.
+Construction: an allreduce (largest
 degree class) and three allgathers (N new labels, N degree classes, N input
 labels).
 
@@ -103,7 +109,10 @@ frontier has fewer edges, or fewer received requests, run on one thread;
 thread, alpha = 40 (median of 4 interleaved rounds of 16 keys: 2.21e9 TEPS,
 rounds 1.85e9-2.27e9, against 1.04e9, 8.2e8-1.17e9; 1.79x on a host
 loaded by other jobs), for 0.24-0.32 s of construction there (0.9-1.1 s
-loaded).
+loaded); ``busiest_rank`` (True; medians of interleaved rounds of 16 keys on
+2 cores, spreads overlapping: 1.10x at P = 2, SCALE 20 and at P = 4, SCALE
+20, 0.98x at P = 2, SCALE 21; the imbalance it answers is that of P = 16,
+where it is not measured yet).
 
 A `CSRGraph` (or kernel 1's renumbered graph) is searched as the one part of
 a one-rank run: roots and parents are translated through its labels.
@@ -322,7 +331,7 @@ class DistributedBFS:
     backend = "cpu"
     distributed = True
 
-    def __init__(self, graph, alpha=ALPHA, beta=BETA, parallel_edges=PARALLEL_EDGES, reorder=True):
+    def __init__(self, graph, alpha=ALPHA, beta=BETA, parallel_edges=PARALLEL_EDGES, reorder=True, busiest_rank=True):
         if isinstance(graph, PartitionedGraph):
             self.labels = None
         else:
@@ -333,6 +342,7 @@ class DistributedBFS:
             graph = self.ordered.graph
         self.graph = graph
         self.alpha, self.beta, self.parallel_edges = alpha, beta, parallel_edges
+        self.busiest_rank = busiest_rank
         self.comm = graph.comm
         rows = CSRGraph(graph.num_local, graph.offsets, graph.neighbors)  # local rows, neighbours global
         self.layout = BottomUpLayout(rows)
@@ -409,12 +419,13 @@ class DistributedBFS:
         word_bounds, task_copy = self.layout.tasks()
         root_edges = graph.offsets[local_root + 1] - graph.offsets[local_root] if owns_root else 0
         frontier_size, frontier_edges = comm.allreduce(np.array([owns_root, root_edges], dtype=np.int64), "sum")
+        top_down_work = self._top_down_work(root_edges, frontier_edges)
         unexplored_edges = self.total_edges
         bottom_up = left_bottom_up = False
         self.trace = []
         while frontier_size:
             start = time.perf_counter()
-            if not bottom_up and not left_bottom_up and frontier_edges > unexplored_edges / self.alpha:
+            if not bottom_up and not left_bottom_up and top_down_work > unexplored_edges / self.alpha:
                 bottom_up = True
             left_bottom_up = False
             if bottom_up:
@@ -434,10 +445,19 @@ class DistributedBFS:
                                                  / self.beta)):
                 bottom_up, left_bottom_up = False, True  # as Beamer et al.: at least one top-down level next
                 if totals[0]:
-                    local_edges = queue_edges_of(graph.offsets, bitmap_to_queue(next_frontier[0]))
-                    totals[1] = comm.allreduce(local_edges, "sum")
+                    found_edges = queue_edges_of(graph.offsets, bitmap_to_queue(next_frontier[0]))
+                    totals[1] = comm.allreduce(found_edges, "sum")
             frontier_size, frontier_edges = int(totals[0]), int(totals[1])
+            if not bottom_up:
+                top_down_work = self._top_down_work(found_edges, frontier_edges)
             frontier, next_frontier = next_frontier, frontier
         if self.ordered is not None:
             parent = self.ordered.parents_to_input(parent)
         return parent if self.labels is None else self.labels.parents_to_original(parent)
+
+    def _top_down_work(self, local_edges, total_edges):
+        """What a top-down level of the next frontier costs, in edges, for the switching rule: the busiest
+        rank's edges times P (the level lasts as long as the busiest rank), or the total."""
+        if not self.busiest_rank or self.comm.size == 1:
+            return total_edges
+        return int(self.comm.allreduce(int(local_edges), "max")) * self.comm.size
