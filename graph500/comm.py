@@ -28,7 +28,8 @@ The operations (all collective: every rank calls them in the same order):
 - ``bcast(value, root)``, ``allgather_object(value)``: small Python objects.
 - ``abort(message)``: print one line and end every rank (MPI_Abort).
 
-`world()` returns the communicator of this process: MPI's world when the
+`slowest(comm, step)` times a collective step from a barrier until the
+slowest rank is done. `world()` returns the communicator of this process: MPI's world when the
 process was started by an MPI launcher with more than one rank, else
 `SelfCommunicator`.
 """
@@ -36,6 +37,7 @@ process was started by an MPI launcher with more than one rank, else
 import os
 import socket
 import sys
+import time
 
 import numpy as np
 
@@ -53,7 +55,6 @@ class SelfCommunicator:
 
     rank = 0
     size = 1
-    kind = "self"
 
     def barrier(self):
         pass
@@ -84,8 +85,6 @@ class SelfCommunicator:
 
 class MPICommunicator:
     """mpi4py's world communicator on NumPy buffers."""
-
-    kind = "mpi"
 
     def __init__(self, comm=None):
         from mpi4py import MPI
@@ -153,6 +152,16 @@ class MPICommunicator:
         hosts = self.allgather_object(socket.gethostname())
         return {"num_mpi_processes": self.size, "hosts": sorted(set(hosts)),
                 "mpi_library": " ".join(self._mpi.Get_library_version().splitlines()[0].split())}
+
+
+def slowest(comm, step):
+    """``(result, seconds)`` of ``step()`` called on every rank: from a barrier until the slowest rank is done,
+    the same seconds on every rank."""
+    comm.barrier()
+    start = time.perf_counter()
+    result = step()
+    comm.barrier()
+    return result, comm.allreduce(time.perf_counter() - start, "max")
 
 
 def _check_op(op):

@@ -24,32 +24,27 @@ words, tuples in generation ranges.
 
 import os
 import socket
-import time
 
 import numba
 import numpy as np
 
+from graph500.comm import slowest
 from graph500.errors import Graph500Error
-from graph500.generators import kronecker, roots
-from graph500.kernels.cpu.backend import RUNTIME_BYTES, available_memory_bytes, cpu_model
+from graph500.generators import roots
+from graph500.kernels.cpu.backend import RUNTIME_BYTES, Backend, available_memory_bytes, cpu_model, generate_range
 from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, write_positions
 from graph500.kernels.cpu.frontier import equal_share
 from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
 from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators.distributed import DistributedValidationGraph
 
-GENERATION_CHUNKS = 32  # progress granularity of a rank's slice
-
-
-class DistributedBackend:
+class DistributedBackend(Backend):
     """The run's steps on the ranks of ``comm``, each rank's local work done by the CPU backend's code.
 
     With a one-rank communicator (the warm-up's) every step is the local one
     and compiles what the ranks' steps call.
     """
 
-    name = "cpu"
-    xp = np
     distributed = True
 
     def __init__(self, comm):
@@ -66,9 +61,6 @@ class DistributedBackend:
         return {"device": f"{cpu_model()}, {facts['num_mpi_processes']} ranks x {max(threads)} Numba threads",
                 "hosts": ", ".join(facts["hosts"]), "threads_per_rank": max(threads),
                 "mpi_library": facts["mpi_library"]}
-
-    def energy_devices(self):
-        return None
 
     def check_memory(self, scale, edgefactor):
         """Refuse, on every rank alike, a run whose ranks need more than their host has available (collective)."""
@@ -87,17 +79,7 @@ class DistributedBackend:
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """This rank's slice of the reference's edge list ``(src, dst, weights)`` (`partition.tuple_range`)."""
         start, stop = tuple_range(edgefactor << scale, self.comm.rank, self.comm.size)
-        src = np.empty(stop - start, dtype=np.int64)
-        dst = np.empty(stop - start, dtype=np.int64)
-        weights = np.empty(stop - start, dtype=np.float32)
-        bounds = np.linspace(start, stop, GENERATION_CHUNKS + 1, dtype=np.int64)
-        for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-            kronecker.generate_edges(scale, edgefactor, seed1, seed2, first, last,
-                                     out=(src[first - start:last - start], dst[first - start:last - start],
-                                          weights[first - start:last - start]))
-            if progress:
-                progress((last - first) * self.comm.size)
-        return src, dst, weights
+        return generate_range(scale, edgefactor, seed1, seed2, start, stop, progress, progress_weight=self.comm.size)
 
     def generate_rmat(self, scale, edgefactor, probabilities, seed):
         raise Graph500Error("--generator rmat runs in one process only")
@@ -105,9 +87,6 @@ class DistributedBackend:
     def build(self, src, dst, num_vertices, weights):
         """Kernel 1: this rank's `PartitionedGraph` (collective)."""
         return partition_graph(self.comm, self.blocks(num_vertices), src, dst, weights)
-
-    def edges_from_host(self, src, dst, weights, num_vertices):
-        return src.astype(np.int64, copy=False), dst.astype(np.int64, copy=False), weights
 
     def from_host_csr(self, graph):
         """A whole `CSRGraph` as the one part of a one-rank graph (the warm-up's)."""
@@ -124,11 +103,7 @@ class DistributedBackend:
 
     def timed(self, search, root):
         """``(output, seconds)`` of one collective search: from a barrier until the slowest rank is done."""
-        self.comm.barrier()
-        start = time.perf_counter()
-        output = search(root)
-        self.comm.barrier()
-        return output, self.comm.allreduce(time.perf_counter() - start, "max")
+        return slowest(self.comm, lambda: search(root))
 
 
 def memory_estimate_bytes(scale, edgefactor, num_ranks):

@@ -40,7 +40,7 @@ import time
 from tqdm import tqdm
 
 from graph500 import energy, kernels, report
-from graph500.comm import SelfCommunicator, world
+from graph500.comm import SelfCommunicator, slowest, world
 from graph500.errors import Graph500Error, ValidationError
 from graph500.generators import kronecker, roots as roots_module
 from graph500.validators import validate_bfs, validate_sssp
@@ -224,15 +224,6 @@ class _Discard:
         return len(text)
 
 
-def _slowest(comm, step):
-    """``(result, seconds)`` of a collective step: from a barrier until the slowest rank is done."""
-    comm.barrier()
-    start = time.perf_counter()
-    result = step()
-    comm.barrier()
-    return result, comm.allreduce(time.perf_counter() - start, "max")
-
-
 def _warm_up(config, backend, comm, bfs_class, sssp_class):
     """The warm-up: rank 0 first (its worker processes fill the caches), then the other ranks load them."""
     if comm.size > 1:
@@ -310,10 +301,10 @@ def _run_checked(config, stdout, comm, backend, bfs_class, sssp_class):
 
     with _progress(config, total=config.edgefactor << config.scale, desc="generate", unit="edge", unit_scale=True) as bar:
         if config.generator == "rmat":
-            (src, dst, weights), graph_generation = _slowest(comm, lambda: backend.generate_rmat(
+            (src, dst, weights), graph_generation = slowest(comm, lambda: backend.generate_rmat(
                 config.scale, config.edgefactor, config.rmat_probabilities, config.seed1))
         else:
-            (src, dst, weights), graph_generation = _slowest(comm, lambda: backend.generate(
+            (src, dst, weights), graph_generation = slowest(comm, lambda: backend.generate(
                 config.scale, config.edgefactor, config.seed1, config.seed2, bar.update))
 
     def construct():
@@ -322,11 +313,11 @@ def _run_checked(config, stdout, comm, backend, bfs_class, sssp_class):
                 sssp_class(graph, **kernel_options(config, sssp_class)) if sssp_class else None)
 
     with _progress(config, total=1, desc="construct") as bar:
-        (bfs_kernel, sssp_kernel), construction_time = _slowest(comm, construct)
+        (bfs_kernel, sssp_kernel), construction_time = slowest(comm, construct)
         bar.update(1)
 
     root_list = _choose_roots(config, backend, src, dst)
-    validation_graph, validation_setup = _slowest(comm, lambda: backend.validation_graph(
+    validation_graph, validation_setup = slowest(comm, lambda: backend.validation_graph(
         src, dst, num_vertices, weights if sssp_class else None))
     del src, dst, weights
 

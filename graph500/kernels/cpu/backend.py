@@ -70,6 +70,21 @@ def memory_estimate_bytes(scale, edgefactor):
     return RUNTIME_BYTES + edge_list + max(building, graphs + validation) + per_vertex
 
 
+def generate_range(scale, edgefactor, seed1, seed2, start, stop, progress=None, progress_weight=1):
+    """Tuples ``[start, stop)`` of the reference's edge list as ``(src, dst, weights)``, made in
+    `GENERATION_CHUNKS` chunks; ``progress(n)`` is told of each chunk's tuples times ``progress_weight``."""
+    src = np.empty(stop - start, dtype=np.int64)
+    dst = np.empty(stop - start, dtype=np.int64)
+    weights = np.empty(stop - start, dtype=np.float32)
+    bounds = np.linspace(0, stop - start, GENERATION_CHUNKS + 1, dtype=np.int64)
+    for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        kronecker.generate_edges(scale, edgefactor, seed1, seed2, start + first, start + last,
+                                 out=(src[first:last], dst[first:last], weights[first:last]))
+        if progress:
+            progress((last - first) * progress_weight)
+    return src, dst, weights
+
+
 class Backend:
     name = "cpu"
     xp = np
@@ -95,17 +110,7 @@ class Backend:
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """The reference's edge list ``(src, dst, weights)``; ``progress(n)`` is told of each chunk."""
-        num_tuples = edgefactor << scale
-        src = np.empty(num_tuples, dtype=np.int64)
-        dst = np.empty(num_tuples, dtype=np.int64)
-        weights = np.empty(num_tuples, dtype=np.float32)
-        bounds = np.linspace(0, num_tuples, GENERATION_CHUNKS + 1, dtype=np.int64)
-        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-            kronecker.generate_edges(scale, edgefactor, seed1, seed2, start, stop,
-                                     out=(src[start:stop], dst[start:stop], weights[start:stop]))
-            if progress:
-                progress(stop - start)
-        return src, dst, weights
+        return generate_range(scale, edgefactor, seed1, seed2, 0, edgefactor << scale, progress)
 
     def generate_rmat(self, scale, edgefactor, probabilities, seed):
         a, b, c, d = probabilities
