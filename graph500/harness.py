@@ -69,12 +69,11 @@ class RunConfig:
     energy_loop: float = 10.0
     trace: bool = False
     numa_domains: int = None
-    report_here: bool = True  # False on every rank but rank 0 of a distributed run
 
 
 def _progress(config, **kwargs):
     disable = (not sys.stderr.isatty()) if config.progress is None else not config.progress
-    return tqdm(file=sys.stderr, disable=disable or not config.report_here, leave=False, **kwargs)
+    return tqdm(file=sys.stderr, disable=disable, leave=False, **kwargs)
 
 
 def check_config(config):
@@ -146,12 +145,10 @@ def trace_levels(kernel):
             for level in levels]
 
 
-def _print_trace(config, kind, root, levels):
-    if not config.report_here:
-        return
+def _print_trace(log, kind, root, levels):
     for depth, level in enumerate(levels):
         print(f"trace {kind} root {root} level {depth}: {level['direction']:<9} frontier {level['frontier']:>10} "
-              f"edges {level['edges']:>12} {level['seconds'] * 1e3:9.3f} ms", file=sys.stderr)
+              f"edges {level['edges']:>12} {level['seconds'] * 1e3:9.3f} ms", file=log)
 
 
 def _kernel_class(kind, backend, name):
@@ -174,8 +171,10 @@ def validate_output(kind, validation_graph, root, output):
     return validate_sssp(validation_graph, root, *output)
 
 
-def run_pass(config, backend, kind, kernel, root_list, validation_graph):
-    """One pass over all roots: timed searches, nedge, timed validation. Raises ValidationError."""
+def run_pass(config, backend, kind, kernel, root_list, validation_graph, log=sys.stderr):
+    """One pass over all roots: timed searches, nedge, timed validation. Raises ValidationError.
+
+    ``log``: where traces go (stderr; nowhere on the ranks that do not report)."""
     times, nedges, validate_times, traces = [], [], [], []
     with _progress(config, total=len(root_list), desc=kind, unit="search") as bar:
         for root in root_list:
@@ -185,7 +184,7 @@ def run_pass(config, backend, kind, kernel, root_list, validation_graph):
             levels = trace_levels(kernel) if config.trace else None
             if levels is not None:
                 traces.append(levels)
-                _print_trace(config, kind, root, levels)
+                _print_trace(log, kind, root, levels)
             if config.validate:
                 start = time.perf_counter()
                 nedge = validate_output(kind, validation_graph, root, output)
@@ -218,7 +217,7 @@ def _generator_description(config):
 
 
 class _Discard:
-    """Where the report goes on every rank but rank 0."""
+    """Where the report and messages go on every rank but rank 0."""
 
     def write(self, text):
         return len(text)
@@ -251,18 +250,20 @@ def run(config, stdout=None, comm=None):
     without an MPI launcher). Every rank calls `run`; rank 0 writes the report.
     """
     comm = comm or world()
-    config = dataclasses.replace(config, report_here=comm.rank == 0)
-    stdout = (stdout or sys.stdout) if config.report_here else _Discard()
+    stdout, log = stdout or sys.stdout, sys.stderr
+    if comm.rank != 0:  # rank 0 alone reports: progress, traces, messages, the record
+        config = dataclasses.replace(config, progress=False, json_path=None)
+        stdout = log = _Discard()
     try:
         backend, bfs_class, sssp_class = _preflight(config, comm)
     except Graph500Error as error:
-        if config.report_here:
+        if comm.rank == 0:
             raise
         return error.exit_code  # every rank found it alike; rank 0 says it
     if comm.size == 1:
-        return _run_checked(config, stdout, comm, backend, bfs_class, sssp_class)
+        return _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class)
     try:
-        return _run_checked(config, stdout, comm, backend, bfs_class, sssp_class)
+        return _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class)
     except BaseException as error:  # noqa: BLE001 (every rank must stop, whatever stopped this one)
         reason = str(error) or type(error).__name__
         comm.abort(f"graph500: rank {comm.rank} of {comm.size}: {reason}", getattr(error, "exit_code", 1))
@@ -289,7 +290,7 @@ def _preflight(config, comm):
     return backend, bfs_class, sssp_class
 
 
-def _run_checked(config, stdout, comm, backend, bfs_class, sssp_class):
+def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class):
     """The protocol once the run's parameters, partition and memory are known to be good."""
     num_vertices = 1 << config.scale
     energy_run = energy.EnergyRun(config.energy, config.energy_loop, gpus=backend.energy_devices())
@@ -330,10 +331,9 @@ def _run_checked(config, stdout, comm, backend, bfs_class, sssp_class):
             if config.validate:
                 validate_output(kind, validation_graph, root, warm_up_output)
             energy_run.measure_pass(kind, lambda: search_all(backend, kernel, root_list))
-            results[kind] = run_pass(config, backend, kind, kernel, root_list, validation_graph)
+            results[kind] = run_pass(config, backend, kind, kernel, root_list, validation_graph, log)
         except ValidationError as error:  # raised by every rank alike
-            if config.report_here:
-                print(f"graph500: {error}", file=sys.stderr)
+            print(f"graph500: {error}", file=log)
             stdout.write(report.INVALID_RUN_LINE + "\n")
             return 1
 
@@ -354,9 +354,9 @@ def _run_checked(config, stdout, comm, backend, bfs_class, sssp_class):
     energy_record = energy_run.record(results)
     stdout.write(report.energy_block(energy_record))
     stdout.write(report.extensions_block(extensions))
-    if config.json_path and config.report_here:
+    if config.json_path:
         record = report.run_record(
-            config={key: value for key, value in dataclasses.asdict(config).items() if key != "report_here"}, roots=[int(r) for r in root_list], seeds=[config.seed1, config.seed2],
+            config=dataclasses.asdict(config), roots=[int(r) for r in root_list], seeds=[config.seed1, config.seed2],
             graph_generation=graph_generation, construction_time=construction_time,
             bfs=results["bfs"], sssp=results.get("sssp"), extensions=extensions, energy=energy_record,
             num_mpi_processes=comm.size,
