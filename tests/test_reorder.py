@@ -1,4 +1,4 @@
-"""Degree ordering (graph500.kernels.cpu.reorder): the orders, both ways to the renumbered graph, the row split."""
+"""Degree ordering (graph500.kernels.cpu.reorder): the orders, both ways to the renumbered graph, the light rows."""
 
 import numpy as np
 import pytest
@@ -64,16 +64,15 @@ def test_transpose_renumbers_a_built_graph_by_its_degrees(tuples):
     assert kept.neighbors is built.neighbors and not kept.renumbered
 
 
-def test_split_rows_is_a_stable_partition_by_weight(tuples):
+def test_light_rows_list_each_rows_light_entries_in_order(tuples):
     src, dst, weights, num_vertices = tuples
     graph = reorder.degree_ordered_graph(src, dst, num_vertices, weights)
-    split = reorder.relabel(graph, split_below=0.25)
+    offsets, neighbors, light_weights = graph.light_rows(0.25)
     for row in range(num_vertices):
-        begin, light_end, end = graph.offsets[row], split.light_end[row], graph.offsets[row + 1]
+        begin, end = graph.offsets[row], graph.offsets[row + 1]
         light = graph.weights[begin:end] < 0.25
-        np.testing.assert_array_equal(split.neighbors[begin:light_end], graph.neighbors[begin:end][light])
-        np.testing.assert_array_equal(split.neighbors[light_end:end], graph.neighbors[begin:end][~light])
-        np.testing.assert_array_equal(split.weights[begin:light_end], graph.weights[begin:end][light])
+        np.testing.assert_array_equal(neighbors[offsets[row]:offsets[row + 1]], graph.neighbors[begin:end][light])
+        np.testing.assert_array_equal(light_weights[offsets[row]:offsets[row + 1]], graph.weights[begin:end][light])
 
 
 def test_results_map_back_to_original_labels(tuples):

@@ -5,7 +5,9 @@ path algorithm" (J. Algorithms 49, 2003). Vertices wait in buckets of width
 ``delta`` by tentative distance, and buckets are settled in increasing
 order. Settling bucket b relaxes the *light* edges (weight < delta) of its
 vertices in phases, until no vertex re-enters b, then the *heavy* edges of
-every vertex settled in b, once. Bucket fusion, as in the GAP Benchmark
+every vertex settled in b, once. The heavy step runs over a vertex's whole
+row: its light edges were relaxed from the same state in a light phase, so
+they cannot improve anything again, and the rows need no reordering. Bucket fusion, as in the GAP Benchmark
 Suite (Beamer, Asanovic, Patterson): a phase with few edges runs on the
 calling thread, so the many small phases of a bucket cost no thread wake-up
 and no barrier.
@@ -34,9 +36,11 @@ an earlier round than its child, and zero-weight edges cannot close a parent
 cycle. Distances are float32 sums ``float32(d(u) + w)``, so the result meets
 the validator's exact rule ``d(v) == d(parent) + w``.
 
-Data structures, all fields of one `Workspace`: the kernel's own copy of the
-CSR rows, relabelled by decreasing degree (see `reorder`) with each row's
-light edges first, and ``row_bounds[v] = (row start, light end)``; ``state``
+Data structures, all fields of one `Workspace`: the CSR rows relabelled by
+decreasing degree (see `reorder`; kernel 1's graph, shared with the BFS
+kernel), the light edges again in rows of their own (`Relabeled.light_rows`:
+0.5% of the entries on Graph500 graphs), ``row_bounds[v] = (row start, light
+row start)``; ``state``
 (uint64, one word per vertex); per thread ("task"): *segments* of (vertex,
 word, edge prefix) entries in three roles, two frontiers (the one being
 relaxed and the next) and the settled list (the bucket's entries, for the
@@ -107,7 +111,7 @@ class Workspace(structref.StructRefProxy):
 
 
 WORKSPACE_FIELDS = (
-    "row_bounds", "neighbors", "weights", "order",  # the relabelled graph
+    "row_bounds", "neighbors", "weights", "light_neighbors", "light_weights", "order",  # the relabelled graph
     "state", "parents", "distances",  # per vertex; the outputs in original labels
     "segment_vertex", "segment_word", "segment_prefix", "segment_count",  # [role, task, entry]
     "request_vertex", "request_word", "request_count",  # [task, request]
@@ -119,11 +123,11 @@ structref.define_proxy(Workspace, WorkspaceType, WORKSPACE_FIELDS)
 
 
 @numba.njit(cache=True)
-def _new_workspace(row_bounds, neighbors, weights, order, state, segment_vertex, segment_word, segment_prefix,
+def _new_workspace(row_bounds, neighbors, weights, light_neighbors, light_weights, order, state, segment_vertex, segment_word, segment_prefix,
                    segment_count, request_vertex, request_word, request_count, block_vertex, block_word, block_next,
                    free_stack, free_top, bin_meta, inverse_delta, fusion_edges, round_edges, max_degree):
     nothing = np.empty(0, dtype=np.int64)  # parents, cuts and count_before are set per search and per step
-    return Workspace(row_bounds, neighbors, weights, order, state, nothing, np.empty(0, dtype=np.float32),
+    return Workspace(row_bounds, neighbors, weights, light_neighbors, light_weights, order, state, nothing, np.empty(0, dtype=np.float32),
                      segment_vertex, segment_word, segment_prefix, segment_count,
                      request_vertex, request_word, request_count,
                      block_vertex, block_word, block_next, free_stack, free_top, bin_meta,
@@ -161,10 +165,11 @@ def _append(ws, role, task, vertex, word, edges):
 
 @numba.njit(inline="always", cache=True)
 def _settle(ws, task, vertex, word):
-    """A vertex of the current bucket: into the target frontier and the settled list."""
-    light_end = ws.row_bounds[vertex, 1]
-    _append(ws, ws.target_role, task, vertex, word, light_end - ws.row_bounds[vertex, 0])
-    _append(ws, _SETTLED, task, vertex, word, ws.row_bounds[vertex + 1, 0] - light_end)
+    """A vertex of the current bucket: into the target frontier (its light edges) and the settled list (its
+    row)."""
+    bounds = ws.row_bounds
+    _append(ws, ws.target_role, task, vertex, word, bounds[vertex + 1, 1] - bounds[vertex, 1])
+    _append(ws, _SETTLED, task, vertex, word, bounds[vertex + 1, 0] - bounds[vertex, 0])
 
 
 @numba.njit(inline="always", cache=True)
@@ -212,13 +217,17 @@ def _empty_bin(meta, task, slot):
 
 @numba.njit(cache=True)
 def _relax_share(ws, task):
-    """Relax the light (or heavy) edges of the source entries ``cuts[task]:cuts[task + 1]``; returns the
-    edges examined. Light edges are relaxed from the entry's word; heavy ones only from an entry whose word
-    is still the vertex's state."""
-    row_bounds, neighbors, weights, state = ws.row_bounds, ws.neighbors, ws.weights, ws.state
+    """Relax the light edges (or whole rows) of the source entries ``cuts[task]:cuts[task + 1]``; returns
+    the edges examined. Light edges are relaxed from the entry's word; rows only from an entry whose word is
+    still the vertex's state."""
+    row_bounds, state = ws.row_bounds, ws.state
+    heavy = ws.heavy
+    neighbors = ws.neighbors if heavy else ws.light_neighbors
+    weights = ws.weights if heavy else ws.light_weights
+    bound = 0 if heavy else 1
     source_vertex = ws.segment_vertex[ws.source_role]
     source_word = ws.segment_word[ws.source_role]
-    count_before, heavy = ws.count_before, ws.heavy
+    count_before = ws.count_before
     request_vertex, request_word = ws.request_vertex[task], ws.request_word[task]
     made = 0
     examined = 0
@@ -228,12 +237,9 @@ def _relax_share(ws, task):
             s += 1
         u = source_vertex[s, entry - count_before[s]]
         word = source_word[s, entry - count_before[s]]
-        if heavy:
-            if state[u] != word:
-                continue
-            begin, end = row_bounds[u, 1], row_bounds[u + 1, 0]
-        else:
-            begin, end = row_bounds[u, 0], row_bounds[u, 1]
+        if heavy and state[u] != word:
+            continue
+        begin, end = row_bounds[u, bound], row_bounds[u + 1, bound]
         distance = _distance(word)
         examined += end - begin
         for k in range(begin, end):
@@ -552,12 +558,11 @@ class DeltaSteppingSSSP:
         self.delta = float(delta)
         self.ring = int(np.ceil(max_weight / self.delta)) + RING_SLACK
         self.fusion_edges, self.round_edges = int(fusion_edges), max(1, int(round_edges))
-        rows = relabel(graph, reorder, split_below=self.delta)
+        self.rows = rows = relabel(graph, reorder)
+        light_offsets, self.light_neighbors, self.light_weights = rows.light_rows(self.delta)
         self.row_bounds = np.empty((graph.num_vertices + 1, 2), dtype=np.int64)
         self.row_bounds[:, 0] = rows.offsets
-        self.row_bounds[:-1, 1] = rows.light_end
-        self.row_bounds[-1, 1] = rows.offsets[-1]
-        self.rows = rows
+        self.row_bounds[:, 1] = light_offsets
         self.max_degree = int(np.diff(graph.offsets).max()) if graph.num_vertices else 0
         self.state = np.full(graph.num_vertices, UNREACHED, dtype=np.uint64)
         self.state_is_clean = True
@@ -590,6 +595,7 @@ class DeltaSteppingSSSP:
             }
             self.workspace = _new_workspace(
                 row_bounds=self.row_bounds, neighbors=self.rows.neighbors, weights=self.rows.weights,
+                light_neighbors=self.light_neighbors, light_weights=self.light_weights,
                 order=self.rows.order, state=self.state, inverse_delta=1.0 / self.delta,
                 fusion_edges=self.fusion_edges, round_edges=self.round_edges, max_degree=self.max_degree,
                 **self.buffers)
