@@ -103,12 +103,16 @@ def test_renaming_on_the_way_equals_building_the_renamed_tuples(layout, weighted
     src, dst, weights = read_reference_edges(FIXTURE)
     weights = weights if weighted else None
     new_label = np.random.default_rng(3).permutation(4096)
-    renamed = build_csr(src, dst, 4096, weights, new_label=new_label)
+    keep = src != dst
+    degrees = np.bincount(src[keep], minlength=4096) + np.bincount(dst[keep], minlength=4096)
+    seen = []
+    renamed = build_csr(src, dst, 4096, weights, rename=lambda tuple_degrees: seen.append(tuple_degrees) or new_label)
+    np.testing.assert_array_equal(seen[0], degrees)  # rename is given the tuple degrees
     expected = build_csr(new_label[src], new_label[dst], 4096, weights)
     for name in ("offsets", "neighbors", "weights"):
         np.testing.assert_array_equal(getattr(renamed, name), getattr(expected, name))
-    with pytest.raises(ValueError, match="one entry per vertex"):
-        build_csr(src, dst, 4096, weights, new_label=new_label[1:])
+    with pytest.raises(ValueError, match="one label per vertex"):
+        build_csr(src, dst, 4096, weights, rename=lambda tuple_degrees: new_label[1:])
 
 
 def test_isolated_vertices(layout):

@@ -4,11 +4,14 @@ Semantics: every tuple (u, v) with u != v gives the directed entries u->v and
 v->u; self-loops are dropped; of duplicate entries one is kept, with the
 minimum weight; every row is sorted by neighbour. The result is canonical:
 any correct builder (the GPU's sort-based one included) yields the same arrays.
-Optionally the vertices are renamed on the way (``new_label``): buckets stay
-ranges of original labels (so a renaming that gathers the hubs does not
-unbalance them), neighbours are written under their new labels, and each
-row's result is placed at its new label: the graph comes out renumbered, rows
-sorted by new label, for the cost of a few lookups per entry.
+Optionally the vertices are renamed on the way (``rename``, a function of
+the entries per row, which are the tuple degrees: the degree ordering of
+`reorder`): buckets stay ranges of original labels (so a renaming that
+gathers the hubs does not unbalance them), the rows' entry counts are taken
+from the partitioned entries, the neighbours are renamed as the sort first
+reads them, and each row's result is placed at its new label: the graph comes
+out renumbered, rows sorted by new label, for the cost of one lookup per
+entry and no pass over the tuples of its own.
 
 Algorithm: bucket partition, then a radix sort inside each bucket, parallel
 with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
@@ -22,27 +25,32 @@ with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
    ``neighbor << 32 | bits(weight)`` (``neighbor`` when unweighted): for
    non-negative float32 the bit patterns order like the values, so among keys
    with the same neighbour the smallest holds the minimum weight.
-3. Sort, parallel over buckets. LSD radix sort of the bucket by
+3. Row counts, parallel over buckets: the entries of every row (a histogram
+   of the bucket's rows, in cache). With ``rename``, the new labels are made
+   from them here.
+4. Sort, parallel over buckets. LSD radix sort of the bucket by
    (row, neighbour): stable counting-sort passes over the neighbour's digits
-   (``MAX_RADIX_BITS`` bits or fewer each), then one by row. A scan of the
-   sorted bucket keeps the smallest key of every (row, neighbour) run,
+   (``MAX_RADIX_BITS`` bits or fewer each; the first renames the neighbours
+   as it reads them), then one by row, whose bins are the row counts. A scan
+   of the sorted bucket keeps the smallest key of every (row, neighbour) run,
    compacted at the front of the bucket's region, and writes each row's
    unique degree into ``offsets``.
-4. Gather. A prefix sum of the unique degrees gives ``offsets``; each bucket's
+5. Gather. A prefix sum of the unique degrees gives ``offsets``; each bucket's
    rows are copied, in parallel over buckets, to their places in the result
    (one contiguous block per bucket without renaming), split into neighbour
    and weight.
 
 Data structures: ``counts[chunk, bucket]`` (int64); ``keys`` (uint64) and
 ``rows`` (the neighbour dtype), one slot per directed entry, grouped by bucket;
-per task in step 3: one scratch copy of its bucket's keys and rows.
+``row_entries`` (int64 per row); per task in step 4: one scratch copy of its
+bucket's keys and rows.
 
 Memory beyond the inputs, in bytes per input tuple (two directed entries),
-with int32 labels: keys 16 + rows 8, plus in step 3 the scratch of the buckets
+with int32 labels: keys 16 + rows 8, plus in step 4 the scratch of the buckets
 being sorted at the moment (24 per tuple of theirs: with balanced buckets a
-small fraction, at worst all of them); step 4 holds keys 16 + neighbours 8 +
+small fraction, at worst all of them); step 5 holds keys 16 + neighbours 8 +
 weights 8 (rows are freed first). Typical peak: 32 weighted, 24 unweighted;
-guaranteed bound: 48 (64 with int64 labels), plus 8 bytes per vertex.
+guaranteed bound: 48 (64 with int64 labels), plus 16 bytes per vertex.
 ``build_memory_bytes`` returns the bound.
 
 Limit: weighted graphs need ``num_vertices <= 2^32`` (the neighbour takes the
@@ -50,12 +58,12 @@ key's upper 32 bits).
 
 Tunables:
 - ``BUCKET_ENTRIES``: target directed entries per bucket. Fewer, larger
-  buckets make step 2 faster (fewer write streams), smaller ones keep step 3
+  buckets make step 2 faster (fewer write streams), smaller ones keep step 4
   in cache; 2^17 (about 3 MiB with scratch) was best at SCALE 20.
 - ``MAX_BUCKETS``: cap on the number of buckets (bounds the histogram and the
   write streams of step 2 on large graphs).
 - ``CHUNKS_PER_THREAD``: chunks per Numba thread in steps 1 and 2.
-- ``MAX_RADIX_BITS``: widest digit of step 3 (2^11 bins stay in L1).
+- ``MAX_RADIX_BITS``: widest digit of step 4 (2^11 bins stay in L1).
 """
 
 import operator
@@ -63,7 +71,7 @@ import operator
 import numba
 import numpy as np
 
-from graph500.kernels.cpu.frontier import equal_share
+from graph500.kernels.cpu.frontier import ONE, equal_share
 from graph500.kernels.graph import CSRGraph, neighbor_dtype
 
 BUCKET_ENTRIES = 1 << 17
@@ -78,20 +86,22 @@ _WEIGHT_MASK = np.uint64(0xFFFFFFFF)
 _INFINITY_BITS = np.uint64(0x7F800000)  # larger patterns: NaN or a sign bit (negative, -0.0)
 
 
-def build_csr(src, dst, num_vertices, weights=None, new_label=None):
+def build_csr(src, dst, num_vertices, weights=None, rename=None):
     """Build the undirected CSR graph of the tuples ``(src[i], dst[i])`` with labels in ``[0, num_vertices)``.
 
     ``weights``: float32 per tuple, non-negative (+0.0 to +inf), or None.
-    ``new_label``: None, or a permutation of the labels (int64): the graph is
-    then built with vertex v renamed ``new_label[v]`` (its rows sorted by new
-    label), at almost no extra cost.
+    ``rename``: None, or a function of the tuple degrees (int64 per vertex:
+    the tuples at it, self-loops left out, duplicates counted) that returns a
+    permutation of the labels, ``new_label`` (int64): the graph is then built
+    with vertex v renamed ``new_label[v]`` (its rows sorted by new label), at
+    almost no extra cost.
     Raises ValueError for labels out of range, bad weights or mismatched lengths.
     """
-    offsets, neighbors, row_weights = build_rows(src, dst, num_vertices, weights, new_label=new_label)
+    offsets, neighbors, row_weights = build_rows(src, dst, num_vertices, weights, rename=rename)
     return CSRGraph(num_vertices, offsets, neighbors, row_weights)
 
 
-def build_rows(src, dst, num_vertices, weights=None, first_row=0, num_rows=None, new_label=None):
+def build_rows(src, dst, num_vertices, weights=None, first_row=0, num_rows=None, rename=None):
     """``(offsets, neighbors, weights)`` of the rows ``[first_row, first_row + num_rows)`` of `build_csr`'s graph.
 
     The rows of a block of vertices (one rank's part of a partitioned graph):
@@ -99,27 +109,31 @@ def build_rows(src, dst, num_vertices, weights=None, first_row=0, num_rows=None,
     rows are numbered from ``first_row`` (``offsets`` has ``num_rows + 1``
     entries), neighbours keep their labels in ``[0, num_vertices)``. Tuples
     with neither endpoint in the block are skipped. The defaults build every
-    row. ``new_label`` renames every vertex as in `build_csr` (whole graphs only).
+    row. ``rename`` renames every vertex as in `build_csr` (whole graphs only).
     """
     num_vertices, src, dst, weight_bits = _checked_inputs(src, dst, num_vertices, weights)
     num_rows = num_vertices - first_row if num_rows is None else int(num_rows)
     if not 0 <= first_row <= first_row + num_rows <= num_vertices:
         raise ValueError(f"rows [{first_row}, {first_row + num_rows}) are not within [0, {num_vertices})")
-    if new_label is None:
-        new_label = np.empty(0, dtype=np.int64)
-    elif new_label.shape != (num_vertices,):
-        raise ValueError(f"new_label must have one entry per vertex, got shape {new_label.shape}")
-    elif num_rows != num_vertices:
-        raise ValueError("new_label renames whole graphs only")
+    if rename is not None and num_rows != num_vertices:
+        raise ValueError("rename renames whole graphs only")
     weighted = weights is not None
     key_shift = _WEIGHT_KEY_SHIFT if weighted else _NO_WEIGHT_KEY_SHIFT
     bucket_shift = _bucket_shift(src.shape[0], num_rows)
-    keys, rows, bucket_begin = _partition(src, dst, weight_bits, weighted, new_label, num_vertices, first_row,
-                                          num_rows, bucket_shift, key_shift)
+    keys, rows, bucket_begin = _partition(src, dst, weight_bits, weighted, num_vertices, first_row, num_rows,
+                                          bucket_shift, key_shift)
+    row_entries = np.empty(num_rows, dtype=np.int64)
+    _count_rows(rows, bucket_begin, bucket_shift, row_entries)
+    new_label = np.empty(0, dtype=np.int64)
+    if rename is not None:
+        new_label = np.ascontiguousarray(rename(row_entries), dtype=np.int64)
+        if new_label.shape != (num_vertices,):
+            raise ValueError(f"rename must give one label per vertex, got shape {new_label.shape}")
 
     offsets = np.zeros(num_rows + 1, dtype=np.int64)
     digit_bits, num_digits = _neighbor_digits(num_vertices)
-    _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, offsets, new_label)
+    _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, row_entries, offsets,
+                  new_label)
     del rows  # before the result is allocated (see the memory note)
     np.cumsum(offsets, out=offsets)
 
@@ -133,7 +147,7 @@ def build_memory_bytes(num_tuples, num_vertices, weighted):
     """The most memory ``build_csr`` allocates (inputs not counted), in bytes: a guaranteed bound."""
     label_bytes = neighbor_dtype(num_vertices).itemsize
     entries = 2 * num_tuples
-    offsets_bytes = 8 * (num_vertices + 1)
+    offsets_bytes = 16 * (num_vertices + 1)  # offsets and the row counts
     sorting = 2 * entries * (8 + label_bytes)  # keys and rows, and their scratch (at worst for every bucket at once)
     gathering = entries * (8 + label_bytes + (4 if weighted else 0))  # keys, neighbors, weights
     return max(sorting, gathering) + offsets_bytes
@@ -158,7 +172,7 @@ def _checked_inputs(src, dst, num_vertices, weights):
     return num_vertices, src, dst, weights.view(np.uint32)
 
 
-def _partition(src, dst, weight_bits, weighted, new_label, num_vertices, first_row, num_rows, bucket_shift, key_shift):
+def _partition(src, dst, weight_bits, weighted, num_vertices, first_row, num_rows, bucket_shift, key_shift):
     """Steps 1 and 2: ``(keys, rows, bucket_begin)``, every directed entry of the rows in its row's bucket region
     (rows numbered from ``first_row``)."""
     num_buckets = max(1, (num_rows + (1 << bucket_shift) - 1) >> bucket_shift)
@@ -173,8 +187,8 @@ def _partition(src, dst, weight_bits, weighted, new_label, num_vertices, first_r
     keys = np.empty(bucket_begin[-1], dtype=np.uint64)
     rows = np.empty(bucket_begin[-1], dtype=neighbor_dtype(num_vertices))
     bad_weights = np.zeros(num_chunks, dtype=np.int64)
-    _scatter_entries(src, dst, weight_bits, weighted, new_label, first_row, num_rows, bucket_shift, key_shift, cursors,
-                     keys, rows, bad_weights)
+    _scatter_entries(src, dst, weight_bits, weighted, first_row, num_rows, bucket_shift, key_shift, cursors, keys, rows,
+                     bad_weights)
     if bad_weights.any():
         raise ValueError(f"{bad_weights.sum()} weights are negative, -0.0 or NaN")
     return keys, rows, bucket_begin
@@ -245,8 +259,8 @@ def _place(row, key, bucket_shift, cursor, keys, rows):
 
 
 @numba.njit(parallel=True, cache=True)
-def _scatter_entries(src, dst, weight_bits, weighted, new_label, first_row, num_rows, bucket_shift, key_shift, cursors,
-                     keys, rows, bad_weights):
+def _scatter_entries(src, dst, weight_bits, weighted, first_row, num_rows, bucket_shift, key_shift, cursors, keys, rows,
+                     bad_weights):
     """Step 2: write every directed entry as (key, row) at its chunk's cursor in its row's bucket."""
     num_chunks = cursors.shape[0]
     for chunk in numba.prange(num_chunks):
@@ -261,54 +275,69 @@ def _scatter_entries(src, dst, weight_bits, weighted, new_label, first_row, num_
             if bits > _INFINITY_BITS:
                 bad_weights[chunk] += 1
             if _in_rows(u, first_row, num_rows):
-                _place(u - first_row, (np.uint64(_renamed(v, new_label)) << key_shift) | bits, bucket_shift, cursor,
-                       keys, rows)
+                _place(u - first_row, (np.uint64(v) << key_shift) | bits, bucket_shift, cursor, keys, rows)
             if _in_rows(v, first_row, num_rows):
-                _place(v - first_row, (np.uint64(_renamed(u, new_label)) << key_shift) | bits, bucket_shift, cursor,
-                       keys, rows)
+                _place(v - first_row, (np.uint64(u) << key_shift) | bits, bucket_shift, cursor, keys, rows)
 
 
-@numba.njit(inline="always", cache=True)
-def _digit(key, row, by_row, digit_shift, digit_mask, first_vertex):
-    """The sort digit of an entry: its local row, or a digit of its neighbour."""
-    return np.int64(row - first_vertex) if by_row else np.int64((key >> digit_shift) & digit_mask)
+@numba.njit(parallel=True, cache=True)
+def _count_rows(rows, bucket_begin, bucket_shift, row_entries):
+    """Step 3: ``row_entries[row]``, the entries of every row, parallel over buckets."""
+    num_rows = row_entries.shape[0]
+    for bucket in numba.prange(bucket_begin.shape[0] - 1):
+        first_row = bucket << bucket_shift
+        row_entries[first_row:min(first_row + (1 << bucket_shift), num_rows)] = 0
+        for j in range(bucket_begin[bucket], bucket_begin[bucket + 1]):
+            row_entries[rows[j]] += 1
 
 
 @numba.njit(cache=True)
-def _counting_sort_pass(keys, rows, out_keys, out_rows, by_row, digit_shift, digit_mask, first_vertex, num_bins):
-    """One stable counting-sort pass, by local row or by one digit of the neighbour.
-
-    The pass by row moves the keys only. Returns the end of every bin.
-    """
-    bin_ends = np.zeros(num_bins + 1, dtype=np.int64)
+def _neighbor_pass(keys, rows, out_keys, out_rows, digit_shift, digit_mask, key_shift, new_label):
+    """One stable counting-sort pass by one digit of the neighbour, keys and rows; a non-empty ``new_label``
+    renames every key's neighbour first, in place."""
+    bin_ends = np.zeros(int(digit_mask) + 2, dtype=np.int64)
     for j in range(keys.shape[0]):
-        bin_ends[_digit(keys[j], rows[j], by_row, digit_shift, digit_mask, first_vertex) + 1] += 1
-    for d in range(num_bins):
+        key = keys[j]
+        if new_label.shape[0] > 0:
+            key = (np.uint64(new_label[key >> key_shift]) << key_shift) | (key & ((ONE << key_shift) - ONE))
+            keys[j] = key
+        bin_ends[np.int64((key >> digit_shift) & digit_mask) + 1] += 1
+    for d in range(bin_ends.shape[0] - 2):
         bin_ends[d + 1] += bin_ends[d]
     for j in range(keys.shape[0]):
-        d = _digit(keys[j], rows[j], by_row, digit_shift, digit_mask, first_vertex)
+        d = np.int64((keys[j] >> digit_shift) & digit_mask)
         slot = bin_ends[d]
         bin_ends[d] = slot + 1
         out_keys[slot] = keys[j]
-        if not by_row:
-            out_rows[slot] = rows[j]
-    return bin_ends[:num_bins]
+        out_rows[slot] = rows[j]
 
 
 @numba.njit(cache=True)
-def _write_unique(sorted_keys, row_ends, key_shift, out, degrees, first_vertex, new_label):
+def _row_pass(keys, rows, out_keys, row_ends, first_vertex):
+    """The last, stable counting-sort pass, by local row, keys only; ``row_ends`` holds each row's end and is
+    turned into its start."""
+    for j in range(keys.shape[0] - 1, -1, -1):
+        r = rows[j] - first_vertex
+        slot = row_ends[r] - 1
+        row_ends[r] = slot
+        out_keys[slot] = keys[j]
+
+
+@numba.njit(cache=True)
+def _write_unique(sorted_keys, row_starts, key_shift, out, degrees, first_vertex, new_label):
     """Keep one key per (row, neighbour), the smallest (minimum weight), compacted at the front of ``out``.
 
-    Row r of the bucket is ``sorted_keys[row_ends[r - 1]:row_ends[r]]``; its
-    kept keys are counted in ``degrees[v + 1]``, v the row's vertex under its
-    new label. ``out`` may be ``sorted_keys``: the write position never passes
-    the read position.
+    Row r of the bucket is ``sorted_keys[row_starts[r]:row_starts[r + 1]]``
+    (the last row ends at the end); its kept keys are counted in
+    ``degrees[v + 1]``, v the row's vertex under its new label. ``out`` may be
+    ``sorted_keys``: the write position never passes the read position.
     """
     kept = 0
-    row_begin = 0
-    for r in range(row_ends.shape[0]):
+    num_rows = row_starts.shape[0]
+    for r in range(num_rows):
         first_kept = kept
-        for j in range(row_begin, row_ends[r]):
+        row_end = row_starts[r + 1] if r + 1 < num_rows else sorted_keys.shape[0]
+        for j in range(row_starts[r], row_end):
             key = sorted_keys[j]
             if kept > first_kept and (key >> key_shift) == (out[kept - 1] >> key_shift):
                 out[kept - 1] = min(out[kept - 1], key)
@@ -316,44 +345,46 @@ def _write_unique(sorted_keys, row_ends, key_shift, out, degrees, first_vertex, 
                 out[kept] = key
                 kept += 1
         degrees[_renamed(first_vertex + r, new_label) + 1] = kept - first_kept
-        row_begin = row_ends[r]
 
 
 @numba.njit(cache=True)
-def _sort_bucket(region, rows, first_vertex, num_rows, key_shift, digit_bits, num_digits, degrees, new_label):
+def _sort_bucket(region, rows, first_vertex, row_entries, key_shift, digit_bits, num_digits, degrees, new_label):
     """Sort one bucket by (row, neighbour) and deduplicate it; the kept keys go to the front of ``region``.
 
-    LSD radix sort: ``num_digits`` passes over the neighbour's digits, then one
-    by row, alternating between the bucket's own arrays and one scratch pair.
+    LSD radix sort: ``num_digits`` passes over the neighbour's digits (the
+    first renames), then one by row (``row_entries``: the bucket's rows'
+    entries), alternating between the bucket's own arrays and one scratch pair.
     """
     digit_mask = np.uint64((1 << digit_bits) - 1)
     keys, other_keys = region, np.empty_like(region)
     rows, other_rows = rows, np.empty_like(rows)
     for digit in range(num_digits):
-        digit_shift = key_shift + np.uint64(digit * digit_bits)
-        _counting_sort_pass(keys, rows, other_keys, other_rows, False, digit_shift, digit_mask, first_vertex, 1 << digit_bits)
+        _neighbor_pass(keys, rows, other_keys, other_rows, key_shift + np.uint64(digit * digit_bits), digit_mask,
+                       key_shift, new_label if digit == 0 else new_label[:0])
         keys, other_keys = other_keys, keys
         rows, other_rows = other_rows, rows
-    row_ends = _counting_sort_pass(keys, rows, other_keys, other_rows, True, key_shift, digit_mask, first_vertex, num_rows)
+    row_ends = np.cumsum(row_entries)
+    _row_pass(keys, rows, other_keys, row_ends, first_vertex)
     _write_unique(other_keys, row_ends, key_shift, region, degrees, first_vertex, new_label)
 
 
 @numba.njit(parallel=True, cache=True)
-def _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, degrees, new_label):
-    """Step 3, parallel over buckets."""
+def _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, row_entries, degrees,
+                  new_label):
+    """Step 4, parallel over buckets."""
     num_vertices = degrees.shape[0] - 1
     for bucket in numba.prange(bucket_begin.shape[0] - 1):
         first_vertex = bucket << bucket_shift
-        num_rows = min(1 << bucket_shift, num_vertices - first_vertex)
+        end_vertex = min(first_vertex + (1 << bucket_shift), num_vertices)
         begin = bucket_begin[bucket]
         end = bucket_begin[bucket + 1]
-        _sort_bucket(keys[begin:end], rows[begin:end], first_vertex, num_rows, key_shift, digit_bits, num_digits,
-                     degrees, new_label)
+        _sort_bucket(keys[begin:end], rows[begin:end], first_vertex, row_entries[first_vertex:end_vertex], key_shift,
+                     digit_bits, num_digits, degrees, new_label)
 
 
 @numba.njit(parallel=True, cache=True)
 def _gather(keys, bucket_begin, offsets, bucket_shift, key_shift, weighted, new_label, neighbors, weight_bits):
-    """Step 4: copy each bucket's compacted rows to their places in the result, split into neighbour and weight."""
+    """Step 5: copy each bucket's compacted rows to their places in the result, split into neighbour and weight."""
     num_vertices = offsets.shape[0] - 1
     for bucket in numba.prange(bucket_begin.shape[0] - 1):
         first_vertex = bucket << bucket_shift

@@ -15,10 +15,10 @@ whole bitmap words.
 
 Two ways to the renumbered graph, both O(edges) and sort-free:
 
-* `degree_ordered_graph`, the CPU backend's kernel 1: each vertex's degree
-  is counted from the tuples (self-loops left out, duplicates counted), then
-  `build_csr` builds the graph directly under the new labels. The kernels
-  take this graph as it is, so BFS and SSSP share it.
+* `degree_ordered_graph`, the CPU backend's kernel 1: `build_csr` counts
+  each vertex's tuples (self-loops left out, duplicates counted) from the
+  entries it has partitioned, and builds the graph directly under the new
+  labels. The kernels take this graph as it is, so BFS and SSSP share it.
 * `relabel` of a graph built with its original labels (kernels used on their
   own, as in the tests and benchmarks): a transpose by the degrees of the
   built graph. The graph is undirected, so row r of the new graph lists the u
@@ -35,21 +35,18 @@ light edges are a small share of the graph (0.5% on Graph500 graphs), so
 they cost a small array, not a second copy of the graph.
 
 Data structures: ``order`` (new label -> original label), ``new_label`` (its
-inverse); the degree count keeps one int64 counter per vertex per task (at
-most ``DEGREE_COUNT_TASKS``); the transpose keeps per thread and row entry
-counts, turned into cursors.
+inverse); the transpose keeps per thread and row entry counts, turned into
+cursors.
 
 Tunables: whether a kernel renumbers a graph built with its original labels
-(its ``reorder`` option); ``DEGREE_COUNT_TASKS``.
+(its ``reorder`` option).
 """
 
 import numba
 import numpy as np
 
 from graph500.kernels.cpu.build import build_csr
-from graph500.kernels.cpu.frontier import balanced_bounds, equal_share
-
-DEGREE_COUNT_TASKS = 8  # bounds the counters to 64 bytes a vertex, a quarter of the edge list's size
+from graph500.kernels.cpu.frontier import balanced_bounds
 
 
 def degree_ordered_graph(src, dst, num_vertices, weights=None):
@@ -57,12 +54,15 @@ def degree_ordered_graph(src, dst, num_vertices, weights=None):
 
     Raises ValueError as `build_csr` does.
     """
-    degrees = _tuple_degrees(np.ascontiguousarray(src, dtype=np.int64), np.ascontiguousarray(dst, dtype=np.int64),
-                             int(num_vertices), min(numba.get_num_threads(), DEGREE_COUNT_TASKS))
-    order = by_decreasing_degree(degrees)
-    new_label = inverse_permutation(order)
-    graph = build_csr(src, dst, num_vertices, weights, new_label=new_label)
-    return Relabeled(graph.offsets, graph.neighbors, graph.weights, order, new_label)
+    renaming = {}
+
+    def by_degree(degrees):
+        renaming["order"] = by_decreasing_degree(degrees)
+        renaming["new_label"] = inverse_permutation(renaming["order"])
+        return renaming["new_label"]
+
+    graph = build_csr(src, dst, num_vertices, weights, rename=by_degree)
+    return Relabeled(graph.offsets, graph.neighbors, graph.weights, renaming["order"], renaming["new_label"])
 
 
 def relabel(graph, reorder=True):
@@ -134,25 +134,6 @@ def inverse_permutation(order):
     inverse = np.empty_like(order)
     inverse[order] = np.arange(order.shape[0])
     return inverse
-
-
-@numba.njit(parallel=True, cache=True)
-def _tuple_degrees(src, dst, num_vertices, num_tasks):
-    """Tuples at each vertex, self-loops and labels out of range left out: per-task counters, then summed."""
-    counts = np.zeros((num_tasks, num_vertices), dtype=np.int64)
-    for task in numba.prange(num_tasks):
-        begin, end = equal_share(task, num_tasks, src.shape[0])
-        for i in range(begin, end):
-            u = src[i]
-            v = dst[i]
-            if u != v and 0 <= u < num_vertices and 0 <= v < num_vertices:
-                counts[task, u] += 1
-                counts[task, v] += 1
-    degrees = np.zeros(num_vertices, dtype=np.int64)
-    for vertex in numba.prange(num_vertices):
-        for task in range(num_tasks):
-            degrees[vertex] += counts[task, vertex]
-    return degrees
 
 
 @numba.njit(cache=True)
