@@ -330,6 +330,7 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class):
             warm_up_output = kernel.search(root)  # untimed
             if config.validate:
                 validate_output(kind, validation_graph, root, warm_up_output)
+            del warm_up_output  # device memory: a pass holds one search's output at a time
             energy_run.measure_pass(kind, lambda: search_all(backend, kernel, root_list))
             results[kind] = run_pass(config, backend, kind, kernel, root_list, validation_graph, log)
         except ValidationError as error:  # raised by every rank alike

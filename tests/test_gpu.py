@@ -12,6 +12,7 @@ the R-MAT generator exists.
 """
 
 import io as text_io
+import json
 import pathlib
 import re
 
@@ -31,6 +32,7 @@ from graph500.errors import Graph500Error  # noqa: E402
 from graph500.generators import kronecker, roots as roots_module  # noqa: E402
 from graph500.kernels.cpu.build import build_csr as cpu_build_csr  # noqa: E402
 from graph500.kernels.gpu import bfs as gpu_bfs, generator as gpu_generator, sssp as gpu_sssp  # noqa: E402
+from graph500.kernels.gpu import backend as gpu_backend  # noqa: E402
 from graph500.kernels.gpu.backend import Backend  # noqa: E402
 from graph500.kernels.gpu import build as gpu_build  # noqa: E402
 from graph500.kernels.gpu.build import build_csr as gpu_build_csr  # noqa: E402
@@ -234,9 +236,13 @@ def test_direction_optimizing_switches_both_ways_on_kronecker():
         assert sum(level["discovered"] for level in kernel.trace) + 1 == int((kernel.search(int(root)) >= 0).sum())
 
 
-def test_backend_generates_the_reference_edges_on_the_device():
-    src, dst, weights = Backend().generate(10, 16, 2, 3)
-    expected = kronecker.generate_edges(10, 16, 2, 3)
+def test_backend_generates_the_reference_edges_in_mapped_host_memory():
+    pool = cupy.get_default_memory_pool()
+    pool.free_all_blocks()
+    device_bytes = pool.used_bytes()
+    src, dst, weights = Backend().generate(16, 16, 2, 3)  # 12 MiB of tuples
+    assert pool.used_bytes() - device_bytes < 1 << 20  # the kernel wrote them to host memory
+    expected = kronecker.generate_edges(16, 16, 2, 3)
     for actual, wanted in zip((src, dst, weights), expected):
         np.testing.assert_array_equal(cupy.asnumpy(actual), wanted)
 
@@ -249,9 +255,23 @@ def test_backend_incident_vertices_match_cpu():
     np.testing.assert_array_equal(actual, expected)
 
 
-def test_backend_refuses_a_run_that_does_not_fit():
-    with pytest.raises(Graph500Error, match=r"needs about .* GiB of device memory; .* GiB is free"):
+def test_backend_refuses_a_run_that_does_not_fit_and_names_the_largest_that_does():
+    free = gpu_backend.free_device_bytes()
+    with pytest.raises(Graph500Error, match=r"needs about .* GiB of device memory; .* GiB is free") as error:
         Backend().check_memory(36, 16)
+    largest = int(re.search(r"the largest SCALE that fits here is (\d+)", str(error.value)).group(1))
+    assert gpu_backend.memory_estimate_bytes(largest, 16) - gpu_backend.CONTEXT_BYTES <= free
+    assert gpu_backend.memory_estimate_bytes(largest + 1, 16) - gpu_backend.CONTEXT_BYTES > free
+
+
+def test_validation_graph_keeps_the_mapped_tuples_without_a_device_copy():
+    backend = Backend()
+    src, dst, weights = backend.generate(14, 16, 2, 3)
+    pool = cupy.get_default_memory_pool()
+    before = pool.used_bytes()
+    vg = backend.validation_graph(src, dst, 1 << 14, weights)
+    assert vg.src is src and vg.dst is dst and vg.weights is weights
+    assert pool.used_bytes() - before < 2 * (8 << 14)  # the first-endpoint counts (int64 a vertex) only
 
 
 def test_backend_times_a_search_with_events():
@@ -354,11 +374,13 @@ def test_gpu_generator_equals_cpu_generator(scale, edgefactor, seed1, seed2, sta
     np.testing.assert_array_equal(weights.view(np.uint32), expected_weights.view(np.uint32))
 
 
-def test_harness_runs_on_the_gpu():
+def test_harness_runs_on_the_gpu(tmp_path):
     out = text_io.StringIO()
-    config = harness.RunConfig(scale=10, backend="gpu", progress=False)
+    config = harness.RunConfig(scale=10, backend="gpu", progress=False, json_path=str(tmp_path / "run.json"))
     assert harness.run(config, stdout=out) == 0
     report = out.getvalue()
+    extensions = json.loads((tmp_path / "run.json").read_text())["extensions"]
+    assert 0 < extensions["device_memory_peak_bytes"] <= extensions["device_memory_estimate_bytes"]
     assert re.search(r"bfs  harmonic_mean_TEPS:\s+!\s+\d", report)
     assert re.search(r"sssp harmonic_mean_TEPS:\s+!\s+\d", report)
     fixture_stats = (FIXTURES[0].parent / "s10_ef16_seed2-3.stats").read_text()

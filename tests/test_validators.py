@@ -2,7 +2,10 @@
 
 Trees are made here by a tiny reference BFS (collections.deque) and Dijkstra
 (heapq, float32 sums), independent of the package's kernels.  Every test runs
-both the array-generic pass and the fused Numba pass.
+the array-generic pass and the fused Numba pass on NumPy arrays and, where a
+GPU is present (marker ``gpu``), the array-generic pass on CuPy arrays with
+the tuples in mapped host memory, as `graph500 run --backend gpu` keeps them,
+read in chunks of 4 tuples so that faults lie in later chunks.
 """
 
 import heapq
@@ -14,10 +17,57 @@ import numba
 import numpy as np
 import pytest
 
+from graph500 import validators
 from graph500.errors import ValidationError
-from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+from graph500.validators import ValidationGraph, common
 
-ENGINES = ["generic", "numba"]
+
+def gpu_unavailable_reason():
+    try:
+        from graph500.kernels.gpu.backend import gpu_unavailable_reason as reason
+    except ImportError as error:
+        return str(error)
+    return reason()
+
+
+NO_GPU = gpu_unavailable_reason()
+HOST_ENGINES = ["generic", "numba"]
+ALL_ENGINES = HOST_ENGINES + ([] if NO_GPU else ["device"])
+ENGINES = HOST_ENGINES + [pytest.param("device", marks=[pytest.mark.gpu, pytest.mark.skipif(bool(NO_GPU),
+                                                                                         reason=str(NO_GPU))])]
+DEVICE_TUPLE_CHUNK = 4
+
+
+def on_device(vg, *arrays):
+    """``vg`` with its tuples (same order) in mapped host memory, and ``arrays`` on the device."""
+    import cupy
+    from graph500.kernels.gpu.runtime import host_mapped_copy
+
+    weights = None if vg.weights is None else host_mapped_copy(vg.weights)
+    device_vg = ValidationGraph.from_edges(host_mapped_copy(vg.src), host_mapped_copy(vg.dst), vg.num_vertices,
+                                           weights)
+    return (device_vg, *(cupy.asarray(array) for array in arrays))
+
+
+def with_engine(validate, engine, vg, root, *arrays):
+    """``validate(vg, root, *arrays)`` by ``engine``: "generic" or "numba" on NumPy, "device" on CuPy."""
+    if engine != "device":
+        return validate(vg, root, *arrays, engine=engine)
+    chunk = common.TUPLE_CHUNK
+    common.TUPLE_CHUNK = DEVICE_TUPLE_CHUNK
+    try:
+        device_vg, *device_arrays = on_device(vg, *arrays)
+        return validate(device_vg, root, *device_arrays, engine="generic")
+    finally:
+        common.TUPLE_CHUNK = chunk
+
+
+def validate_bfs(vg, root, parents, engine="auto"):
+    return with_engine(validators.validate_bfs, engine, vg, root, parents)
+
+
+def validate_sssp(vg, root, parents, distances, engine="auto"):
+    return with_engine(validators.validate_sssp, engine, vg, root, parents, distances)
 
 
 # ---------------------------------------------------------------- reference trees
@@ -489,7 +539,7 @@ def test_engines_report_the_same_fault(seed, kind):
     plant_random_faults(rng, bfs_parents, distances.copy(), kind)
     plant_random_faults(rng, sssp_parents, distances, kind)
     outcomes = []
-    for engine in ENGINES:
+    for engine in ALL_ENGINES:
         outcome = []
         for check in (lambda: validate_bfs(vg, root, bfs_parents, engine=engine),
                       lambda: validate_sssp(vg, root, sssp_parents, distances, engine=engine)):

@@ -43,7 +43,7 @@ import numpy
 
 from ..errors import ValidationError
 from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
-                     first_true, first_unconfirmed, raise_reached_unreached, tree_levels,
+                     first_true, first_unconfirmed, offset, raise_reached_unreached, tree_levels,
                      use_numba)
 
 KERNEL = "bfs"
@@ -121,18 +121,27 @@ def check_self_parents(xp, parents, root, reached):
 def generic_edge_pass(xp, vg, root, reached, levels, parents, confirmed=None):
     """Array-generic steps 4-5: the first reached-unreached tuple, level jump, unconfirmed vertex.
 
-    Each is an index, or None where nothing offends.  `confirmed`: see `edge_pass`.
+    Each is an index, or None where nothing offends.  The tuples are read in
+    `ValidationGraph.tuple_chunks`; the pass stops at the first chunk with a
+    reached-unreached tuple, the first rule reported.  `confirmed`: see
+    `edge_pass`.
     """
-    src_level = xp.take(levels, vg.src)
-    dst_level = xp.take(levels, vg.dst)
-    src_reached = src_level >= 0
-    dst_reached = dst_level >= 0
-    reached_unreached = first_true(xp, src_reached != dst_reached)
-    level_jump = first_true(xp, src_reached & dst_reached & (xp.abs(src_level - dst_level) > 1))
+    reached_unreached = level_jump = None
     if confirmed is None:
         confirmed = xp.zeros(vg.num_vertices, dtype=bool)
-    confirmed[vg.src[xp.take(parents, vg.src) == vg.dst]] = True
-    confirmed[vg.dst[xp.take(parents, vg.dst) == vg.src]] = True
+    for first, src, dst, _ in vg.tuple_chunks():
+        src_level = xp.take(levels, src)
+        dst_level = xp.take(levels, dst)
+        src_reached = src_level >= 0
+        dst_reached = dst_level >= 0
+        reached_unreached = offset(first, first_true(xp, src_reached != dst_reached))
+        if reached_unreached is not None:
+            return reached_unreached, None, None
+        if level_jump is None:
+            level_jump = offset(first, first_true(xp, src_reached & dst_reached & (xp.abs(src_level - dst_level) > 1)))
+        del src_level, dst_level, src_reached, dst_reached
+        confirmed[src[xp.take(parents, src) == dst]] = True
+        confirmed[dst[xp.take(parents, dst) == src]] = True
     return reached_unreached, level_jump, first_unconfirmed(xp, reached, confirmed, root)
 
 

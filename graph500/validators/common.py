@@ -8,11 +8,18 @@ NumPy arrays, and `chunk_start`, `chunk_count`, `earliest_per_rule`) serve
 the fused passes in `bfs` and `sssp`, which run on NumPy arrays only.
 
 `ValidationGraph` is built once per graph and holds what no search changes:
-the input tuples with self-loops dropped (self-loops are ignored by every
-rule), as int32 when every vertex label fits, grouped by first endpoint, with
-their float32 weights; for every vertex the number of tuples having it as
-FIRST endpoint; and, for the Numba passes, the tuples grouped by second
-endpoint.
+the input tuples, as int32 when every vertex label fits, with their float32
+weights; for every vertex the number of tuples other than self-loops having
+it as FIRST endpoint (self-loops are ignored by every rule). On NumPy arrays
+the tuples are copied with self-loops dropped, grouped by first endpoint,
+and, for the Numba passes, grouped by second endpoint too. On CuPy arrays
+they are kept as given, in input order and self-loops included (no rule can
+be broken by a self-loop: its endpoints have one level and one distance),
+and never copied whole: the array-generic pass reads them in chunks of
+`TUPLE_CHUNK` (`ValidationGraph.tuple_chunks`), each brought into device
+memory once, so the tuples may live in pinned host memory mapped into the
+device's address space (the GPU backend keeps its edge list there) and the
+validator's device memory is per vertex plus one chunk.
 
 The first-endpoint counts give nedge (spec section 5: tuples u != v whose
 endpoints are both reached) without a pass over the tuples: once the
@@ -52,6 +59,7 @@ except ImportError:
 from ..errors import ValidationError
 
 ENGINES = ("auto", "numba", "generic")
+TUPLE_CHUNK = 1 << 25  # tuples per chunk of the array-generic pass on CuPy arrays
 GROUPING_TASKS = 8  # bounds the grouping's per-task counters to 64 bytes a vertex
 
 
@@ -96,6 +104,11 @@ def earliest_per_rule(chunk_firsts):
             for rule in range(chunk_firsts.shape[1])]
 
 
+def offset(first, index):
+    """``first + index``, or None when ``index`` is None: a chunk's index made the whole array's."""
+    return None if index is None else first + index
+
+
 def first_true(xp, mask):
     """The index of the first True in a 1-D boolean array, or None when there is none."""
     if mask.size == 0:
@@ -107,27 +120,35 @@ def first_true(xp, mask):
 class ValidationGraph:
     """The input tuples of one graph, prepared once for validating every search on it.
 
-    Attributes: `num_vertices`; `src`, `dst` (the tuples without self-loops,
-    ordered by first endpoint, int32 when N <= 2^31, else int64); `weights`
-    (float32, aligned with src and dst, or None); `src_offsets` (int64,
-    length N + 1: the tuples with first endpoint u are src_offsets[u] up to
-    src_offsets[u + 1]); `first_endpoint_counts` (int64, length N: how many
-    tuples have each vertex as first endpoint).  `incoming()` adds the same
+    Attributes: `num_vertices`; `src`, `dst` (int32 when N <= 2^31, else
+    int64: on NumPy, the tuples without self-loops ordered by first endpoint;
+    on CuPy, the tuples as given); `weights` (float32, aligned with src and
+    dst, or None); `first_endpoint_counts` (int64, length N: how many tuples
+    other than self-loops have each vertex as first endpoint); on NumPy also
+    `src_offsets` (int64, length N + 1: the tuples with first endpoint u are
+    src_offsets[u] up to src_offsets[u + 1]) and `incoming()`, the same
     grouping by second endpoint, for the fused Numba passes.
     """
 
     def __init__(self, src, dst, weights, num_vertices, src_offsets=None):
-        """Take tuples already without self-loops and grouped by first endpoint (and their offsets, if known)."""
+        """Take NumPy tuples already without self-loops and grouped by first endpoint (and their offsets, if
+        known), or CuPy tuples in any order."""
         self.src = src
         self.dst = dst
         self.weights = weights
         self.num_vertices = num_vertices
         xp = array_module(src)
-        if src_offsets is None:
-            src_offsets = xp.zeros(num_vertices + 1, dtype=numpy.int64)
-            src_offsets[1:] = xp.cumsum(xp.bincount(src, minlength=num_vertices))
-        self.src_offsets = src_offsets
-        self.first_endpoint_counts = xp.diff(src_offsets)
+        if xp is numpy:
+            if src_offsets is None:
+                src_offsets = numpy.zeros(num_vertices + 1, dtype=numpy.int64)
+                src_offsets[1:] = numpy.cumsum(numpy.bincount(src, minlength=num_vertices))
+            self.src_offsets = src_offsets
+            self.first_endpoint_counts = numpy.diff(src_offsets)
+        else:
+            self.src_offsets = None
+            self.first_endpoint_counts = xp.zeros(num_vertices, dtype=numpy.int64)
+            for _, src_chunk, dst_chunk, _ in self.tuple_chunks():  # atomic adds: no per-block histograms
+                xp.add.at(self.first_endpoint_counts, src_chunk[src_chunk != dst_chunk], 1)
         self._incoming = None
 
     @classmethod
@@ -148,13 +169,9 @@ class ValidationGraph:
         index_dtype = numpy.int32 if num_vertices <= 2**31 else numpy.int64
         if xp is numpy:
             return cls._from_host_edges(src, dst, num_vertices, weights, index_dtype)
-        keep = src != dst
-        src = src[keep].astype(index_dtype, copy=False)
-        dst = dst[keep].astype(index_dtype, copy=False)
-        order = xp.argsort(src)  # CuPy's argsort is stable
         if weights is not None:
-            weights = xp.take(weights[keep].astype(numpy.float32, copy=False), order)
-        return cls(xp.take(src, order), xp.take(dst, order), weights, num_vertices)
+            weights = weights.astype(numpy.float32, copy=False)
+        return cls(src.astype(index_dtype, copy=False), dst.astype(index_dtype, copy=False), weights, num_vertices)
 
     @classmethod
     def _from_host_edges(cls, src, dst, num_vertices, weights, index_dtype):
@@ -169,23 +186,32 @@ class ValidationGraph:
         return graph
 
     def incoming(self):
-        """(dst_offsets, src_by_dst, weights_by_dst): the tuples grouped by second endpoint.
+        """(dst_offsets, src_by_dst, weights_by_dst): the tuples grouped by second endpoint (NumPy only).
 
         The tuples with second endpoint v have first endpoints
         src_by_dst[dst_offsets[v]:dst_offsets[v + 1]] and weights
-        weights_by_dst[...] (None without weights).  Built on first use (by
-        `from_edges` for NumPy arrays, where the Numba passes are the default).
+        weights_by_dst[...] (None without weights).
         """
-        if self._incoming is None and array_module(self.dst) is numpy:
+        if array_module(self.dst) is not numpy:
+            raise TypeError("the grouping by second endpoint serves the Numba passes, on NumPy arrays only")
+        if self._incoming is None:
             self._incoming = group_by_key(self.dst, self.src, self.weights, self.num_vertices, self.src.dtype)
-        elif self._incoming is None:
-            xp = array_module(self.dst)
-            order = xp.argsort(self.dst)  # stable
-            dst_offsets = xp.zeros(self.num_vertices + 1, dtype=numpy.int64)
-            dst_offsets[1:] = xp.cumsum(xp.bincount(self.dst, minlength=self.num_vertices))
-            weights_by_dst = None if self.weights is None else xp.take(self.weights, order)
-            self._incoming = (dst_offsets, xp.take(self.src, order), weights_by_dst)
         return self._incoming
+
+    def tuple_chunks(self):
+        """``(first index, src, dst, weights or None)`` of consecutive chunks of the tuples, in order.
+
+        On NumPy: one chunk, the arrays themselves. On CuPy: chunks of
+        `TUPLE_CHUNK` tuples, each copied into device memory (read once over
+        the bus where the tuples live in mapped host memory).
+        """
+        if array_module(self.src) is numpy:
+            yield 0, self.src, self.dst, self.weights
+            return
+        for begin in range(0, self.src.shape[0], TUPLE_CHUNK):
+            end = min(begin + TUPLE_CHUNK, self.src.shape[0])
+            yield (begin, self.src[begin:end].copy(), self.dst[begin:end].copy(),
+                   None if self.weights is None else self.weights[begin:end].copy())
 
     def edge(self, index):
         """The endpoints (u, v) of the tuple at `index` of src/dst, as Python ints."""

@@ -37,7 +37,7 @@ import numpy
 
 from ..errors import ValidationError
 from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
-                     first_true, first_unconfirmed, raise_reached_unreached, tree_levels,
+                     first_true, first_unconfirmed, offset, raise_reached_unreached, tree_levels,
                      use_numba, wrong_length)
 
 KERNEL = "sssp"
@@ -141,24 +141,31 @@ def raise_not_minimal(vg, distances, index):
 def generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed=None):
     """Array-generic steps 3-4: first reached-unreached tuple, non-minimal one, unconfirmed vertex.
 
-    Each is an index, or None where nothing offends.  `confirmed`: see `edge_pass`.
+    Each is an index, or None where nothing offends.  The tuples are read in
+    `ValidationGraph.tuple_chunks`, as in `bfs.generic_edge_pass`.
+    `confirmed`: see `edge_pass`.
     """
-    src_reached = xp.take(reached, vg.src)
-    dst_reached = xp.take(reached, vg.dst)
-    both_reached = src_reached & dst_reached
-    reached_unreached = first_true(xp, src_reached != dst_reached)
-    src_distance = xp.take(distances, vg.src)
-    dst_distance = xp.take(distances, vg.dst)
-    via_src = src_distance + vg.weights
-    via_dst = dst_distance + vg.weights
-    too_far = (dst_distance > via_src) | (src_distance > via_dst)
-    not_minimal = first_true(xp, both_reached & too_far)
-    src_confirmed = both_reached & (xp.take(parents, vg.src) == vg.dst) & (src_distance == via_dst)
-    dst_confirmed = both_reached & (xp.take(parents, vg.dst) == vg.src) & (dst_distance == via_src)
+    reached_unreached = not_minimal = None
     if confirmed is None:
         confirmed = xp.zeros(vg.num_vertices, dtype=bool)
-    confirmed[vg.src[src_confirmed]] = True
-    confirmed[vg.dst[dst_confirmed]] = True
+    for first, src, dst, weights in vg.tuple_chunks():
+        src_reached = xp.take(reached, src)
+        dst_reached = xp.take(reached, dst)
+        reached_unreached = offset(first, first_true(xp, src_reached != dst_reached))
+        if reached_unreached is not None:
+            return reached_unreached, None, None
+        both_reached = src_reached & dst_reached
+        del src_reached, dst_reached
+        src_distance = xp.take(distances, src)
+        dst_distance = xp.take(distances, dst)
+        via_src = src_distance + weights
+        via_dst = dst_distance + weights
+        if not_minimal is None:
+            not_minimal = offset(first, first_true(xp, both_reached & ((dst_distance > via_src) | (src_distance > via_dst))))
+        src_confirmed = both_reached & (xp.take(parents, src) == dst) & (src_distance == via_dst)
+        dst_confirmed = both_reached & (xp.take(parents, dst) == src) & (dst_distance == via_src)
+        confirmed[src[src_confirmed]] = True
+        confirmed[dst[dst_confirmed]] = True
     return reached_unreached, not_minimal, first_unconfirmed(xp, reached, confirmed, root)
 
 

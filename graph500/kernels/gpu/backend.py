@@ -1,45 +1,89 @@
 """The GPU backend: how the harness generates, builds, times and sizes a run on an NVIDIA GPU.
 
 The same methods as the CPU backend (``graph500.kernels.cpu.backend``), on
-CuPy arrays: the edge list, the graph, the search outputs and the
-validator's arrays all stay in device memory; only the search keys' vertex
-flags and the report come to the host.
+CuPy arrays. The graph, the kernels' state, the search outputs and the
+validator's per-vertex arrays live in device memory; the edge list lives in
+pinned host memory mapped into the device's address space
+(`runtime.host_mapped_empty`), where the kernels that read it (kernel 1, the
+search keys' vertex flags, the validator's pass over the tuples) read it in
+place over the bus, so a GPU holds the graph of the largest SCALE its memory
+allows rather than the graph and the edge list at once.
 
 - Generation: the reference-exact Kronecker generator in CUDA C++
-  (``gpu/generator.py``), bit-identical to the CPU's, written straight into
-  device memory; labels are int32 when ``N <= 2^31``.
-- Construction: the sort-based device builder (``gpu/build.py``).
+  (``gpu/generator.py``), bit-identical to the CPU's, written by the kernel
+  straight into the mapped host memory; labels are int32 when ``N <= 2^31``.
+  ``graph_generation`` includes pinning that memory (about a second per GiB).
+- Construction: the sort-based device builder (``gpu/build.py``), reading
+  the tuples over the bus.
 - Timing: CUDA events on the current stream, one recorded before the search's
   first launch and one after it returns (its last act is the copy of the final
   level's counters, after the parent array is complete), so a search's time
   runs from its launch until its parent array is complete in device memory.
-  Copies for validation happen later and are not timed.
-- Memory planning: ``memory_estimate_bytes`` bounds a run's device memory at
-  its peak, which is while the validator prepares its copy of the edge list
-  (edge list, graph and the validator's sort at once); ``check_memory``
-  refuses a run that does not fit, naming needed and free memory.
+  Validation happens later and is not timed.
+- Memory planning: `device_memory_plan` gives the device bytes of each
+  phase (kernel 1 at work; the searches; validation), `memory_estimate_bytes`
+  their maximum plus the CUDA context; ``check_memory`` refuses a run that
+  does not fit, naming needed and free memory per device and host and the
+  largest SCALE that fits. The run's measured high-water mark (CuPy's pool
+  at its fullest plus what the context and modules hold) goes in the
+  report's extensions beside the estimate.
 """
 
 from graph500.errors import Graph500Error
-from graph500.kernels.gpu import build as gpu_build, generator
+from graph500.kernels.cpu.backend import available_memory_bytes
+from graph500.kernels.gpu import build as gpu_build, generator, runtime
 from graph500.kernels.gpu.runtime import cupy
 from graph500.kernels.graph import CSRGraph, neighbor_dtype
 from graph500.validators import ValidationGraph
+from graph500.validators.common import TUPLE_CHUNK
 
-# Device bytes per edge tuple at the run's peak, by owner.
-EDGE_LIST_BYTES = 4 + 4 + 4  # int32 labels, float32 weight
-GRAPH_BYTES = 2 * (4 + 4)  # two directed entries: neighbour, weight
-VALIDATION_SETUP_BYTES = 1 + 4 + 4 + 8 + 16  # mask, labels, sort order (int64), sort scratch
-# Device bytes per vertex: offsets; BFS queues, prefix sums, parents, bitmaps; SSSP state, light_end,
-# queues, stamps, outputs; validator offsets, counts, levels.
-PER_VERTEX_BYTES = 8 + (8 + 8 + 4 + 1) + (8 + 8 + 12 + 8 + 8) + (8 + 8 + 16)
+# Host bytes per edge tuple: the edge list (int32 labels, float32 weight), pinned.
+EDGE_LIST_BYTES = 4 + 4 + 4
+# Device bytes per edge tuple of the graph: two directed entries, each a neighbour and a weight.
+GRAPH_BYTES = 2 * (4 + 4)
+OFFSET_BYTES = 8  # per vertex
+# Device bytes per vertex of each kernel's state (gpu/bfs.py, gpu/sssp.py), its output included:
+BFS_STATE_BYTES = 4 * 1 / 8 + 4 + 4 + 8 + 4  # four bitmaps, two queues, prefix sums, parents
+SSSP_STATE_BYTES = 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4  # light ends, state, queues, stamps, prefix sums, outputs
+# Device bytes per vertex while a tree is validated: the tuples' first-endpoint counts, the kept output and
+# the checks' arrays (pointer jumping: ancestors, depths and their gathers; levels, flags, confirmations).
+VALIDATION_VERTEX_BYTES = 8 + 8 + 4 * 4 + 4 + 4 * 1 + 1 + 12
+# Device bytes per tuple of a chunk of the validator's pass (`TUPLE_CHUNK` tuples): the staged labels and
+# weight and, a few at a time, the gathered levels or distances, parents and flags (SSSP, measured: 35).
+VALIDATION_CHUNK_TUPLE_BYTES = 36
+CONTEXT_BYTES = 640 << 20  # the CUDA context and the loaded modules: 0.51-0.55 GiB measured on an H100
+
+
+def device_memory_plan(scale, edgefactor):
+    """Device bytes of a run's phases, CUDA context apart: ``{"construction", "searches", "validation"}``."""
+    num_vertices, num_tuples = 1 << scale, edgefactor << scale
+    graph = num_tuples * GRAPH_BYTES + num_vertices * OFFSET_BYTES
+    searches = graph + int(num_vertices * (BFS_STATE_BYTES + SSSP_STATE_BYTES))
+    validation_chunk = min(num_tuples, TUPLE_CHUNK) * VALIDATION_CHUNK_TUPLE_BYTES
+    return {
+        "construction": gpu_build.build_memory_bytes(num_tuples, num_vertices, weighted=True),
+        "searches": searches,
+        "validation": searches + num_vertices * VALIDATION_VERTEX_BYTES + validation_chunk,
+    }
 
 
 def memory_estimate_bytes(scale, edgefactor):
-    """Peak device bytes of a run at this SCALE and edgefactor."""
-    num_tuples = edgefactor << scale
-    per_tuple = EDGE_LIST_BYTES + GRAPH_BYTES + VALIDATION_SETUP_BYTES
-    return num_tuples * per_tuple + (PER_VERTEX_BYTES << scale)
+    """Peak device bytes of a run at this SCALE and edgefactor: its largest phase plus the CUDA context."""
+    return max(device_memory_plan(scale, edgefactor).values()) + CONTEXT_BYTES
+
+
+def host_memory_bytes(scale, edgefactor):
+    """Pinned host bytes of a run: the edge list."""
+    return (edgefactor << scale) * EDGE_LIST_BYTES
+
+
+def largest_fitting_scale(edgefactor, free_device, available_host):
+    """The largest SCALE whose run fits this free device memory and available host memory (0: none)."""
+    scale = 1
+    while (memory_estimate_bytes(scale + 1, edgefactor) - CONTEXT_BYTES <= free_device
+           and (available_host is None or host_memory_bytes(scale + 1, edgefactor) <= available_host)):
+        scale += 1
+    return scale if memory_estimate_bytes(scale, edgefactor) - CONTEXT_BYTES <= free_device else 0
 
 
 def free_device_bytes():
@@ -63,35 +107,64 @@ class Backend:
     name = "gpu"
     xp = cupy
 
+    def __init__(self):
+        self._high_water = runtime.PoolHighWater()
+        self._estimate = None  # set by check_memory
+
     def describe(self):
-        """Facts for the report's extensions block."""
+        """Facts for the report's extensions block; after `check_memory`, the device memory estimated and the
+        high-water mark measured since (CuPy's pool at its fullest plus what the pool does not hold now: the
+        context, the modules, anything else on the GPU)."""
         device = cupy.cuda.Device()
         properties = cupy.cuda.runtime.getDeviceProperties(device.id)
         name = properties["name"].decode() if isinstance(properties["name"], bytes) else properties["name"]
-        total = device.mem_info[1]
-        return {
+        free, total = device.mem_info
+        facts = {
             "device": f"{name}, {total / 2**30:.0f} GiB, compute capability {device.compute_capability}, "
                       f"{properties['multiProcessorCount']} SMs",
             "cuda_runtime": cupy.cuda.runtime.runtimeGetVersion(),
             "cupy": cupy.__version__,
         }
+        if self._estimate is not None:
+            outside_pool = total - free - self._high_water.pool.total_bytes()
+            facts["device_memory_peak_bytes"] = self._high_water.peak_bytes + outside_pool
+            facts["device_memory_pool_peak_bytes"] = self._high_water.peak_bytes
+            facts["device_memory_estimate_bytes"] = self._estimate
+        return facts
 
     def energy_devices(self):
         """PCI bus ids of the GPUs whose energy this run draws: the current CUDA device."""
         return [cupy.cuda.Device().pci_bus_id]
 
     def check_memory(self, scale, edgefactor):
-        needed = memory_estimate_bytes(scale, edgefactor)
+        """Refuse, before anything is generated, a run whose device or host memory would not suffice.
+
+        The context already holds its memory when this runs, so the device
+        need compared with free memory leaves the context out. Starts the
+        high-water measurement reported by `describe`.
+        """
+        needed = memory_estimate_bytes(scale, edgefactor) - CONTEXT_BYTES
         free = free_device_bytes()
+        host_needed, host_available = host_memory_bytes(scale, edgefactor), available_memory_bytes()
+        short = []
         if needed > free:
+            short.append(f"about {needed / 2**30:.1f} GiB of device memory; {free / 2**30:.1f} GiB is free on the GPU")
+        if host_available is not None and host_needed > host_available:
+            short.append(f"{host_needed / 2**30:.1f} GiB of host memory for the edge list; "
+                         f"{host_available / 2**30:.1f} GiB is available")
+        if short:
+            largest = largest_fitting_scale(edgefactor, free, host_available)
             raise Graph500Error(
-                f"SCALE {scale} with edgefactor {edgefactor} needs about {needed / 2**30:.1f} GiB "
-                f"of device memory; {free / 2**30:.1f} GiB is free on the GPU"
-            )
+                f"SCALE {scale} with edgefactor {edgefactor} needs {' and '.join(short)} "
+                f"(the largest SCALE that fits here is {largest})")
+        self._high_water.start()
+        self._estimate = memory_estimate_bytes(scale, edgefactor)
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
-        """The reference's edge list ``(src, dst, weights)`` on the device; ``progress(n)`` is told of each chunk."""
-        edges = generator.generate_edges(scale, edgefactor, seed1, seed2, progress=progress)
+        """The reference's edge list ``(src, dst, weights)`` in mapped host memory; ``progress(n)`` is told of
+        each chunk."""
+        edges = generator.generate_edges(scale, edgefactor, seed1, seed2, progress=progress,
+                                         empty=runtime.host_mapped_empty)
         cupy.cuda.get_current_stream().synchronize()  # generation is timed by the caller's clock
         return edges
 
@@ -102,9 +175,11 @@ class Backend:
         return self.edges_from_host(*rmat.generate_rmat(scale, edgefactor, a=a, b=b, c=c, d=d, seed=seed), 1 << scale)
 
     def edges_from_host(self, src, dst, weights, num_vertices):
-        """Host edge arrays as `generate` returns them here: on the device, labels of the graph's label type."""
+        """Host edge arrays as `generate` returns them here: in mapped host memory, labels of the graph's type."""
         label = neighbor_dtype(num_vertices)
-        return cupy.asarray(src, dtype=label), cupy.asarray(dst, dtype=label), cupy.asarray(weights)
+        return (runtime.host_mapped_copy(src.astype(label, copy=False)),
+                runtime.host_mapped_copy(dst.astype(label, copy=False)),
+                runtime.host_mapped_copy(weights.astype("float32", copy=False)))
 
     def build(self, src, dst, num_vertices, weights):
         graph = gpu_build.build_csr(src, dst, num_vertices, weights)

@@ -17,7 +17,9 @@ Algorithm: a bucketed radix sort of 64-bit keys ``row << 32 | neighbour``
    there (shared-memory atomics within the block, none across blocks).
 3. Sort each bucket's keys. Buckets are in row order, so the whole key array
    is then sorted; a bucket holds at most about ``BUCKET_ENTRIES`` keys, which
-   bounds the sort's scratch memory and keeps every sort under 2^31 keys.
+   bounds the sort's scratch memory and keeps every sort under 2^31 keys. The
+   largest bucket is sorted first: the pool's block for its scratch then
+   serves every later sort.
 4. Compact. Per tile of sorted keys, count the unique ones (first of a run of
    equal keys); a prefix sum over tiles gives each tile's first rank; each tile
    writes its unique neighbours at their ranks and, at every row's first
@@ -27,9 +29,12 @@ Algorithm: a bucketed radix sort of 64-bit keys ``row << 32 | neighbour``
    (non-negative float32 bit patterns order like the values).
 
 Memory beyond the inputs: keys 16 bytes per tuple, one bucket's sort scratch
-(``8 * BUCKET_ENTRIES`` bytes), then the result (neighbours 8 bytes per tuple,
-weights 8 more, offsets 8 per vertex) while the keys are still held: at most
-``build_memory_bytes``.
+(about ``8 * BUCKET_ENTRIES`` bytes), the neighbours (8 bytes per tuple) and
+offsets (8 per vertex) compacted from the keys; the keys freed, the weights
+(8 bytes per tuple): at most ``build_memory_bytes`` (SCALE 24 and 26 on an
+H100: 2% above the memory pool's measured high-water mark). The inputs may
+live in mapped host memory (the GPU backend's edge list does): the count,
+scatter and weight passes read them in place over the bus.
 
 Tunables: ``BUCKET_ENTRIES`` (keys per sorted bucket), ``MAX_BUCKETS`` (bound
 on the shared-memory histogram).
@@ -92,7 +97,7 @@ def build_csr(src, dst, num_vertices, weights=None):
         (src, dst, i64(num_tuples), i32(bucket_shift), i32(num_buckets), block_cursors, keys),
         shared_mem=shared_bytes)
     del block_cursors
-    for begin, end in zip(bucket_begin[:-1].tolist(), bucket_begin[1:].tolist()):
+    for begin, end in sorted(zip(bucket_begin[:-1].tolist(), bucket_begin[1:].tolist()), key=_largest_first):
         if end - begin > 1:
             keys[begin:end].sort()
 
@@ -103,12 +108,18 @@ def build_csr(src, dst, num_vertices, weights=None):
 
 
 def build_memory_bytes(num_tuples, num_vertices, weighted):
-    """The most device memory ``build_csr`` allocates (inputs not counted), in bytes: a bound."""
+    """The most device memory ``build_csr`` holds at once (inputs not counted), in bytes: a bound.
+
+    The keys, the largest bucket's sort scratch (the memory pool keeps it
+    for the next sort, and it cannot serve the larger arrays that follow)
+    and the neighbours and offsets compacted from the keys; then, the keys
+    freed, the neighbours, offsets and weights.
+    """
     entries = 2 * num_tuples
     keys = 8 * entries
-    sort_scratch = 8 * min(entries, 2 * BUCKET_ENTRIES)
-    result = entries * (4 + (4 if weighted else 0)) + 8 * (num_vertices + 1)
-    return keys + max(sort_scratch, result)
+    sort_scratch = 8 * min(entries, BUCKET_ENTRIES)
+    compacted = 4 * entries + 8 * (num_vertices + 1)
+    return max(keys + sort_scratch + compacted, compacted + (4 * entries if weighted else 0))
 
 
 def _kernel(name, label=None):
@@ -146,6 +157,13 @@ def _buckets(num_tuples, num_vertices):
     vertex_bits = max(0, (num_vertices - 1).bit_length())
     shift = max(0, vertex_bits - (wanted - 1).bit_length())
     return shift, max(1, -(-num_vertices // (1 << shift)))
+
+
+def _largest_first(span):
+    """Sort key of a bucket's ``(begin, end)``: the largest first, so that every later sort's scratch fits in
+    the first one's, which the memory pool keeps and splits, rather than the pool growing by each new size."""
+    begin, end = span
+    return begin - end
 
 
 def _write_positions(block_counts):

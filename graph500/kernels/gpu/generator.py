@@ -33,13 +33,17 @@ _LABEL_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _INSTANCES = tuple(f"generate_edges<{label}>" for label in _LABEL_TYPES.values())
 
 
-def generate_edges(scale, edgefactor=16, seed1=2, seed2=3, start=0, stop=None, progress=None):
-    """Edges ``start`` to ``stop`` (default: all) as device arrays ``(src, dst, weights)``.
+def generate_edges(scale, edgefactor=16, seed1=2, seed2=3, start=0, stop=None, progress=None, empty=None):
+    """Edges ``start`` to ``stop`` (default: all) as CuPy arrays ``(src, dst, weights)``.
 
     Labels are int32 when ``2^scale <= 2^31``, else int64; weights float32.
     Equal, value for value, to ``kronecker.generate_edges``.
-    ``progress(n)`` is told of each chunk of edges.
+    ``progress(n)`` is told of each chunk of edges. ``empty(count, dtype)``
+    allocates the three arrays (default ``cupy.empty``, device memory;
+    ``runtime.host_mapped_empty`` puts them in host memory, written in place
+    by the kernel).
     """
+    empty = empty or cupy.empty
     kronecker.check_parameters(scale, edgefactor, seed1, seed2)
     num_edges = edgefactor << scale
     stop = num_edges if stop is None else stop
@@ -47,9 +51,9 @@ def generate_edges(scale, edgefactor=16, seed1=2, seed2=3, start=0, stop=None, p
         raise ValueError(f"edge range [{start}, {stop}) is outside [0, {num_edges})")
     label = neighbor_dtype(1 << scale)
     count = stop - start
-    src = cupy.empty(count, dtype=label)
-    dst = cupy.empty(count, dtype=label)
-    weights = cupy.empty(count, dtype=np.float32)
+    src = empty(count, label)
+    dst = empty(count, label)
+    weights = empty(count, np.float32)
     kernel = runtime.kernel("generator", f"generate_edges<{_LABEL_TYPES[label]}>", _INSTANCES)
     val0, val1 = kronecker.scramble_constants(seed1, seed2)
     seed = cupy.asarray(mrg.seed_state(seed1, seed2))
