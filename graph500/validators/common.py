@@ -17,9 +17,10 @@ they are kept as given, in input order and self-loops included (no rule can
 be broken by a self-loop: its endpoints have one level and one distance),
 and never copied whole: the array-generic pass reads them in chunks of
 `TUPLE_CHUNK` (`ValidationGraph.tuple_chunks`), each brought into device
-memory once, so the tuples may live in pinned host memory mapped into the
-device's address space (the GPU backend keeps its edge list there) and the
-validator's device memory is per vertex plus one chunk.
+memory once while the previous one is checked, so the tuples may live in
+pinned host memory mapped into the device's address space (the GPU backend
+keeps its edge list there) and the validator's device memory is per vertex
+plus two chunks.
 
 The first-endpoint counts give nedge (spec section 5: tuples u != v whose
 endpoints are both reached) without a pass over the tuples: once the
@@ -202,16 +203,16 @@ class ValidationGraph:
         """``(first index, src, dst, weights or None)`` of consecutive chunks of the tuples, in order.
 
         On NumPy: one chunk, the arrays themselves. On CuPy: chunks of
-        `TUPLE_CHUNK` tuples, each copied into device memory (read once over
-        the bus where the tuples live in mapped host memory).
+        `TUPLE_CHUNK` tuples copied into device memory (`staged_chunks`), the
+        next one copied while the caller checks the current one; a chunk's
+        arrays are valid until the caller asks for the next but one.
         """
         if array_module(self.src) is numpy:
             yield 0, self.src, self.dst, self.weights
             return
-        for begin in range(0, self.src.shape[0], TUPLE_CHUNK):
-            end = min(begin + TUPLE_CHUNK, self.src.shape[0])
-            yield (begin, self.src[begin:end].copy(), self.dst[begin:end].copy(),
-                   None if self.weights is None else self.weights[begin:end].copy())
+        arrays = (self.src, self.dst) + (() if self.weights is None else (self.weights,))
+        for first, chunk in staged_chunks(arrays, TUPLE_CHUNK):
+            yield (first, *chunk, None) if self.weights is None else (first, *chunk)
 
     def edge(self, index):
         """The endpoints (u, v) of the tuple at `index` of src/dst, as Python ints."""
@@ -220,6 +221,49 @@ class ValidationGraph:
     def count_reached_tuples(self, reached):
         """nedge: tuples with both endpoints reached; valid once reached-unreached has passed."""
         return int((self.first_endpoint_counts * reached).sum())
+
+
+def staged_chunks(arrays, chunk_size):
+    """``(first, [array[first:first + chunk_size] for array in arrays])`` in device memory, chunk by chunk.
+
+    For CuPy arrays anywhere in the device's address space (device memory, or
+    pinned host memory mapped into it): each chunk is copied into one of two
+    sets of device buffers on a side stream, the next chunk's copy running
+    while the current stream works on the chunk just handed out (the bus and
+    the device's work overlap); a set is refilled only once the work queued
+    on the current stream until the caller asked for the next chunk is done.
+    """
+    count = arrays[0].shape[0]
+    if count == 0:
+        return
+    size = min(chunk_size, count)
+    buffers = [[cupy.empty(size, dtype=array.dtype) for array in arrays] for _ in range(2)]
+    work = cupy.cuda.get_current_stream()
+    copier = cupy.cuda.Stream(non_blocking=True)
+    released = [None, None]  # per buffer set: the event after which its last chunk's work is done
+
+    def copy(first):
+        slot = (first // chunk_size) % 2
+        if released[slot] is not None:
+            copier.wait_event(released[slot])
+        length = min(chunk_size, count - first)
+        for buffer, array in zip(buffers[slot], arrays):
+            cupy.cuda.runtime.memcpyAsync(buffer.data.ptr, array[first:].data.ptr, length * array.itemsize,
+                                          cupy.cuda.runtime.memcpyDefault, copier.ptr)
+        return copier.record()
+
+    copied = copy(0)
+    try:
+        for first in range(0, count, chunk_size):
+            work.wait_event(copied)
+            if first + chunk_size < count:
+                copied = copy(first + chunk_size)
+            length = min(chunk_size, count - first)
+            slot = (first // chunk_size) % 2
+            yield first, [buffer[:length] for buffer in buffers[slot]]
+            released[slot] = work.record()
+    finally:  # the caller may stop early: no copy may still write into buffers the pool hands out again
+        work.wait_event(copied)
 
 
 def group_by_key(keys, others, weights, num_vertices, index_dtype):

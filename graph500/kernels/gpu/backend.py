@@ -48,9 +48,9 @@ SSSP_STATE_BYTES = 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4  # light ends, state, queue
 # Device bytes per vertex while a tree is validated: the tuples' first-endpoint counts, the kept output and
 # the checks' arrays (pointer jumping: ancestors, depths and their gathers; levels, flags, confirmations).
 VALIDATION_VERTEX_BYTES = 8 + 8 + 4 * 4 + 4 + 4 * 1 + 1 + 12
-# Device bytes per tuple of a chunk of the validator's pass (`TUPLE_CHUNK` tuples): the staged labels and
-# weight and, a few at a time, the gathered levels or distances, parents and flags (SSSP, measured: 35).
-VALIDATION_CHUNK_TUPLE_BYTES = 36
+# Device bytes per tuple of a chunk of the validator's pass (`TUPLE_CHUNK` tuples): two staged copies of the
+# labels and weight and, a few at a time, the gathered levels or distances, parents and flags.
+VALIDATION_CHUNK_TUPLE_BYTES = 36 + 12
 CONTEXT_BYTES = 640 << 20  # the CUDA context and the loaded modules: 0.51-0.55 GiB measured on an H100
 
 
