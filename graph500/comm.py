@@ -10,8 +10,12 @@ algorithms never know what carries the data:
 - `MPICommunicator`: mpi4py on host (NumPy) buffers, for ranks started by
   ``mpiexec -n P`` under any MPI (MPICH, Open MPI, Intel MPI).
 
-A device (NCCL) communicator fills the same methods on CuPy buffers, its
-unique id broadcast by mpi4py.
+- `NCCLCommunicator`: the same methods on CuPy (device) buffers through
+  NCCL (CuPy's bindings), one GPU per rank (`select_device`), its unique id
+  broadcast by mpi4py; Python objects, barriers and aborts go through the
+  `MPICommunicator` it is built on. NCCL has no bitwise OR: ``"or"`` is the
+  maximum, on boolean or uint8 arrays only. NVLink multicast (NVLS) is kept
+  off (``NCCL_NVLS_ENABLE=0``, set here unless the environment sets it).
 
 The operations (all collective: every rank calls them in the same order):
 
@@ -152,6 +156,126 @@ class MPICommunicator:
         hosts = self.allgather_object(socket.gethostname())
         return {"num_mpi_processes": self.size, "hosts": sorted(set(hosts)),
                 "mpi_library": " ".join(self._mpi.Get_library_version().splitlines()[0].split())}
+
+
+class NCCLCommunicator:
+    """Collectives on CuPy arrays through NCCL, one GPU per rank, over an `MPICommunicator` of the same ranks.
+
+    Every array method takes and returns CuPy arrays on this rank's GPU and
+    enqueues its transfers on CuPy's current stream; Python numbers and
+    objects go through MPI. ``allgather`` and ``alltoallv`` are grouped
+    point-to-point sends and receives (NCCL has no variable-count
+    collectives); their counts travel through MPI first.
+    """
+
+    def __init__(self, host):
+        os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+        import cupy
+        from cupy.cuda import nccl
+
+        self._cupy, self._nccl = cupy, nccl
+        self.host = host
+        self.rank, self.size = host.rank, host.size
+        self.device = select_device(host)
+        unique_id = host.bcast(nccl.get_unique_id() if host.rank == 0 else None)
+        self._comm = nccl.NcclCommunicator(self.size, unique_id, self.rank)
+        self._ops = {"sum": nccl.NCCL_SUM, "max": nccl.NCCL_MAX, "min": nccl.NCCL_MIN, "or": nccl.NCCL_MAX}
+
+    def _type(self, array):
+        types = {np.dtype(np.int8): self._nccl.NCCL_INT8, np.dtype(np.uint8): self._nccl.NCCL_UINT8,
+                 np.dtype(np.bool_): self._nccl.NCCL_UINT8, np.dtype(np.int32): self._nccl.NCCL_INT32,
+                 np.dtype(np.uint32): self._nccl.NCCL_UINT32, np.dtype(np.int64): self._nccl.NCCL_INT64,
+                 np.dtype(np.uint64): self._nccl.NCCL_UINT64, np.dtype(np.float32): self._nccl.NCCL_FLOAT32,
+                 np.dtype(np.float64): self._nccl.NCCL_FLOAT64}
+        try:
+            return types[array.dtype]
+        except KeyError:
+            raise TypeError(f"NCCL carries no {array.dtype} arrays") from None
+
+    def _stream(self):
+        return self._cupy.cuda.get_current_stream().ptr
+
+    def barrier(self):
+        """Every rank's device work queued so far is done, then an MPI barrier."""
+        self._cupy.cuda.get_current_stream().synchronize()
+        self.host.barrier()
+
+    def allreduce(self, value, op="sum"):
+        _check_op(op)
+        if not isinstance(value, self._cupy.ndarray):
+            return self.host.allreduce(value, op)
+        if op == "or" and value.dtype not in (np.bool_, np.uint8):
+            raise TypeError(f"NCCL has no bitwise OR: 'or' takes bool or uint8 arrays, not {value.dtype}")
+        send = self._cupy.ascontiguousarray(value)
+        received = self._cupy.empty_like(send)
+        self._comm.allReduce(send.data.ptr, received.data.ptr, send.size, self._type(send), self._ops[op],
+                             self._stream())
+        return received
+
+    def allgather(self, array):
+        send = self._cupy.ascontiguousarray(array)
+        counts = np.asarray(self.host.allgather_object(int(send.shape[0])), dtype=np.int64)
+        received = self._cupy.empty(int(counts.sum()), dtype=send.dtype)
+        self._exchange([send] * self.size, received, np.full(self.size, send.shape[0], dtype=np.int64), counts)
+        return received
+
+    def alltoallv(self, arrays, send_counts):
+        send_counts = np.asarray(self._cupy.asnumpy(send_counts), dtype=np.int64)
+        receive_counts = np.asarray(self.host.allgather_object(send_counts.tolist()), dtype=np.int64)[:, self.rank]
+        send_displacements = _displacements(send_counts)
+        received = []
+        for array in arrays:
+            send = self._cupy.ascontiguousarray(array)
+            parts = [send[begin:begin + count] for begin, count in zip(send_displacements, send_counts)]
+            out = self._cupy.empty(int(receive_counts.sum()), dtype=send.dtype)
+            self._exchange(parts, out, send_counts, receive_counts)
+            received.append(out)
+        return tuple(received), receive_counts
+
+    def _exchange(self, parts, out, send_counts, receive_counts):
+        """Send ``parts[r]`` to rank r and receive rank r's part into ``out`` at its displacement, all at once."""
+        receive_displacements = _displacements(receive_counts)
+        mine = slice(receive_displacements[self.rank], receive_displacements[self.rank] + receive_counts[self.rank])
+        out[mine] = parts[self.rank]
+        kind, stream = self._type(out), self._stream()
+        self._nccl.groupStart()
+        for peer in range(self.size):
+            if peer == self.rank:
+                continue
+            if send_counts[peer]:
+                self._comm.send(parts[peer].data.ptr, int(send_counts[peer]), kind, peer, stream)
+            if receive_counts[peer]:
+                self._comm.recv(out[receive_displacements[peer]:].data.ptr, int(receive_counts[peer]), kind, peer,
+                                stream)
+        self._nccl.groupEnd()
+
+    def bcast(self, value, root=0):
+        return self.host.bcast(value, root)
+
+    def allgather_object(self, value):
+        return self.host.allgather_object(value)
+
+    def abort(self, message, status=1):
+        try:
+            self._comm.abort()  # no rank may wait forever on a transfer this rank will not make
+        finally:
+            self.host.abort(message, status)
+
+    def describe(self):
+        version = self._nccl.get_version()  # major * 10000 + minor * 100 + patch
+        return {**self.host.describe(), "nccl": f"{version // 10000}.{version // 100 % 100}.{version % 100}"}
+
+
+def select_device(host):
+    """Make this rank's GPU current and return its id: the rank among those on its host, modulo the GPUs
+    this process sees (``CUDA_VISIBLE_DEVICES`` narrows them per rank where a site prefers that)."""
+    import cupy
+
+    hosts = host.allgather_object(socket.gethostname())
+    local_rank = hosts[:host.rank].count(hosts[host.rank])
+    device_id = local_rank % cupy.cuda.runtime.getDeviceCount()
+    cupy.cuda.Device(device_id).use()
+    return device_id
 
 
 def slowest(comm, step):

@@ -1,0 +1,71 @@
+"""Several GPUs, one per MPI rank: the NCCL communicator's collectives on device buffers.
+
+Runs where CuPy sees at least two GPUs and mpi4py and a launcher exist
+(marker ``gpu``); skipped otherwise. Each rank is a process started by
+``mpiexec -n 2`` that picks its own GPU (`graph500.comm.select_device`).
+"""
+
+import pytest
+
+from support import needs_mpi, run_ranks
+
+pytestmark = [pytest.mark.gpu, needs_mpi]
+cupy = pytest.importorskip("cupy")
+
+
+def visible_gpus():
+    try:
+        return cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # CuPy raises several types when the driver or device is missing
+        return 0
+
+
+if visible_gpus() < 2:
+    pytest.skip("needs two GPUs", allow_module_level=True)
+
+NCCL_COLLECTIVES = """
+import os
+import cupy, numpy as np
+from graph500.comm import NCCLCommunicator, world
+comm = NCCLCommunicator(world())
+rank, size = comm.rank, comm.size
+assert size == 2 and os.environ["NCCL_NVLS_ENABLE"] == "0"
+assert cupy.cuda.Device().id == rank, "one GPU per rank"
+# allgather of uneven device parts, in rank order
+gathered = comm.allgather(cupy.full(rank + 2, rank, dtype=cupy.int32))
+assert isinstance(gathered, cupy.ndarray) and gathered.tolist() == [0, 0, 1, 1, 1]
+# allreduce: sum, max, min on device arrays; or on booleans; numbers through MPI
+assert comm.allreduce(cupy.asarray([rank, -rank], dtype=cupy.int64), "sum").tolist() == [1, -1]
+assert comm.allreduce(cupy.asarray([1.5 * rank], dtype=cupy.float32), "max").tolist() == [1.5]
+assert comm.allreduce(cupy.asarray([rank + 3], dtype=cupy.uint64), "min").tolist() == [3]
+flags = cupy.zeros(3, dtype=bool); flags[rank] = True
+assert comm.allreduce(flags, "or").tolist() == [True, True, False]
+assert comm.allreduce(rank, "max") == 1
+try:
+    comm.allreduce(cupy.ones(2, dtype=cupy.uint32), "or")
+    raise SystemExit("a bitwise OR of words must be refused")
+except TypeError:
+    pass
+# alltoallv: rank r sends r + d + 1 copies of 10 r + d to rank d, and a float32 companion array
+counts = np.array([rank + d + 1 for d in range(size)])
+values = cupy.concatenate([cupy.full(rank + d + 1, 10 * rank + d, dtype=cupy.int64) for d in range(size)])
+(received, halves), received_counts = comm.alltoallv((values, (values / 2).astype(cupy.float32)), counts)
+expected = np.concatenate([np.full(source + rank + 1, 10 * source + rank) for source in range(size)])
+assert received.tolist() == expected.tolist() and (halves.get() == expected / 2).all()
+assert received_counts.tolist() == [source + rank + 1 for source in range(size)]
+# an empty exchange
+(nothing,), none_counts = comm.alltoallv((cupy.empty(0, dtype=cupy.int32),), np.zeros(size, dtype=np.int64))
+assert nothing.size == 0 and none_counts.tolist() == [0, 0]
+assert comm.bcast(rank * 7, root=1) == 7
+comm.barrier()
+assert comm.describe()["nccl"].count(".") == 2
+print("ok", rank)
+"""
+
+
+def test_nccl_communicator_collectives_on_two_gpus(tmp_path):
+    script = tmp_path / "nccl_collectives.py"
+    script.write_text(NCCL_COLLECTIVES)
+    result = run_ranks(2, script, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("ok") == 2
