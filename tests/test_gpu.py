@@ -46,6 +46,7 @@ DO_VARIANTS = {
     "switch-every-level": {"alpha": 1e12, "beta": 1.0},
     "hub-share": {"switch_rule": "hub-share", "hub_degree": 4, "hub_share": 0.01},
     "long-queue": {"alpha": 1e12, "short_scan": 1},
+    "rows-only": {"alpha": 1e12, "strongest_first": False},
 }
 # Delta-stepping settings that force every path: default, narrow buckets, (nearly) all heavy, all light,
 # a pull in every heavy phase, push only without a tail, the tail from the second bucket on.
@@ -220,6 +221,19 @@ def test_direction_optimizing_variants_validate(variant, graph):
     csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
     kernel = gpu_bfs.DirectionOptimizingBFS(csr, **DO_VARIANTS[variant])
     run_and_validate(kernel, graph, *validation_graphs(graph))
+
+
+@pytest.mark.parametrize("graph", GRAPHS[:2] + GRAPHS[-3:], ids=repr)
+def test_strongest_neighbour_is_the_neighbour_of_largest_degree(graph):
+    csr = cpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+    kernel = gpu_bfs.DirectionOptimizingBFS(gpu_build_csr(graph.src, graph.dst, graph.num_vertices))
+    degrees = np.diff(csr.offsets)
+    expected = np.full(graph.num_vertices, -1)
+    for v in range(graph.num_vertices):
+        row = csr.neighbors[csr.offsets[v]:csr.offsets[v + 1]]
+        if row.size:
+            expected[v] = row[np.lexsort((row, -degrees[row]))[0]]  # largest degree, then smallest label
+    np.testing.assert_array_equal(cupy.asnumpy(kernel._strongest), expected)
 
 
 def test_direction_optimizing_switches_both_ways_on_kronecker():

@@ -43,7 +43,7 @@ EDGE_LIST_BYTES = 4 + 4 + 4
 GRAPH_BYTES = 2 * (4 + 4)
 OFFSET_BYTES = 8  # per vertex
 # Device bytes per vertex of each kernel's state (gpu/bfs.py, gpu/sssp.py), its output included:
-BFS_STATE_BYTES = 4 * 1 / 8 + 4 + 4 + 8 + 4  # four bitmaps, two queues, prefix sums, parents
+BFS_STATE_BYTES = 4 * 1 / 8 + 4 + 4 + 8 + 4 + 4  # four bitmaps, two queues, prefix sums, parents, strongest
 SSSP_STATE_BYTES = 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4  # light ends, state, queues, stamps, prefix sums, outputs
 # Device bytes per vertex while a tree is validated: the tuples' first-endpoint counts, the kept output and
 # the checks' arrays (pointer jumping: ancestors, depths and their gathers; levels, flags, confirmations).

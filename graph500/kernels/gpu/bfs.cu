@@ -83,16 +83,35 @@ top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end,
     tally.add_to(counters);
 }
 
+// Construction: each vertex's neighbour of largest degree (the smallest such label; -1
+// without neighbours). A warp per vertex: the lanes stride over the row, then reduce.
+extern "C" __global__ void __launch_bounds__(THREADS)
+strongest_neighbours(i64 num_vertices, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
+                     int* __restrict__ strongest) {
+    const int lane = threadIdx.x & 31;
+    const i64 num_warps = (i64)gridDim.x * WARPS;
+    for (i64 v = blockIdx.x * (i64)WARPS + (threadIdx.x >> 5); v < num_vertices; v += num_warps) {
+        u64 best = 0;  // degree << 32 | (2^31 - 1 - label): the larger, the stronger
+        for (i64 e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
+            const int n = neighbors[e];
+            best = max(best, (u64)degree_of(offsets, n) << 32 | (u32)(0x7FFFFFFF - n));
+        }
+        for (int step = 16; step; step >>= 1) best = max(best, __shfl_xor_sync(FULL_MASK, best, step));
+        if (lane == 0) strongest[v] = best ? 0x7FFFFFFF - (int)(best & 0xFFFFFFFFu) : -1;
+    }
+}
+
 // Bottom-up level, first pass. A warp takes a 32-vertex word of the visited bitmap;
-// each lane with an unvisited vertex reads up to `short_scan` of its neighbours,
-// BOTTOM_UP_PROBES at a time, and stops at the first one in the frontier. The warp
-// owns the word, so it updates visited and writes the next frontier's word without
-// atomics. Vertices with more neighbours left go to the long queue.
+// each lane with an unvisited vertex first tests its strongest neighbour (a hub, in the
+// frontier at the level where the hubs are), then reads up to `short_scan` of its
+// neighbours, BOTTOM_UP_PROBES at a time, and stops at the first one in the frontier.
+// The warp owns the word, so it updates visited and writes the next frontier's word
+// without atomics. Vertices with more neighbours left go to the long queue.
 extern "C" __global__ void __launch_bounds__(THREADS)
 bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
-               const u32* __restrict__ frontier, u32 short_scan, u32 hub_degree, u32* __restrict__ visited,
-               u32* __restrict__ next_frontier, int* __restrict__ parent, int* __restrict__ long_queue,
-               u64* __restrict__ counters) {
+               const int* __restrict__ strongest, const u32* __restrict__ frontier, u32 short_scan,
+               u32 hub_degree, u32* __restrict__ visited, u32* __restrict__ next_frontier,
+               int* __restrict__ parent, int* __restrict__ long_queue, u64* __restrict__ counters) {
     const int lane = threadIdx.x & 31;
     const int num_warps = gridDim.x * WARPS;
     LevelTally tally;
@@ -105,6 +124,14 @@ bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __rest
             if (!((seen >> lane) & 1u)) {
                 const i64 begin = offsets[v], end = offsets[v + 1];
                 const i64 stop = min(end, begin + (i64)short_scan);
+                if (strongest != nullptr) {
+                    const int hub = strongest[v];
+                    if (hub >= 0 && test_bit(frontier, hub)) {
+                        parent[v] = hub;
+                        found = true;
+                    }
+                    tally.values[SCANNED_EDGES] += hub >= 0;
+                }
                 i64 e = begin;
                 for (; e < stop && !found; e += BOTTOM_UP_PROBES) {
                     int candidate[BOTTOM_UP_PROBES];
@@ -118,7 +145,7 @@ bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __rest
                         }
                 }
                 more = !found && stop < end;
-                tally.values[SCANNED_EDGES] += min(e, stop) - begin;
+                tally.values[SCANNED_EDGES] += min(e, stop) - begin;  // none when the strongest was found
                 tally.values[SCANNED_VERTICES] += 1;
                 if (found) tally.discovered((u32)(end - begin), hub_degree);
             }

@@ -22,9 +22,13 @@ one atomic add.
 
 Bottom-up level (``bottom_up_scan``, ``bottom_up_long``): visited and frontier
 are bitmaps (N/8 bytes each, in L2 at SCALE 26). A warp takes a 32-vertex
-word of the visited bitmap; each unvisited vertex's lane reads its
-neighbours, a few at a time, and stops at the first in the frontier (early
-exit); the warp owns the word, so visited and the next frontier's word are
+word of the visited bitmap; each unvisited vertex's lane first tests its
+strongest neighbour (of largest degree, found once at construction:
+``strongest_first``), then reads its neighbours, a few at a time, and stops
+at the first in the frontier (early exit). At the level where the frontier
+holds the hubs, most vertices are found by that one test instead of reading
+their row until a frontier neighbour comes up (the rows are in no useful
+order: SSSP's construction partitions them by weight); the warp owns the word, so visited and the next frontier's word are
 written without atomics. A vertex with more than ``short_scan`` neighbours
 left unread goes to a queue that a second kernel works through one warp per
 vertex, 32 neighbours at a time. Vertices without edges are marked visited
@@ -56,12 +60,13 @@ Data structures (N vertices, W = ceil(N / 32) words): ``parent`` int32 (the
 output, -1 unreached); bitmaps ``visited``, ``frontier``, ``next_frontier``
 and ``never_searched`` (W uint32 each); two queues of vertices (int32, N
 each; a bottom-up level borrows the idle one as its long queue); prefix sums
-(uint64, N).
+(uint64, N); each vertex's strongest neighbour (int32, N).
 
 Tunables (constructor arguments): ``alpha`` (ALPHA), ``beta`` (BETA),
 ``switch_rule``, ``hub_share`` (HUB_SHARE), ``hub_degree`` (HUB_DEGREE),
 ``short_scan`` (SHORT_SCAN: neighbours a bottom-up thread reads before its
-vertex goes to the warp-per-vertex pass), ``trace`` (time each level with
+vertex goes to the warp-per-vertex pass), ``strongest_first`` (test the
+strongest neighbour first; its array is 4 bytes a vertex), ``trace`` (time each level with
 CUDA events and keep ``self.trace``; off for timed runs).
 """
 
@@ -99,7 +104,7 @@ class LevelSynchronousBFS:
     directions = None
 
     def __init__(self, graph, *, alpha=ALPHA, beta=BETA, switch_rule="beamer", hub_share=HUB_SHARE,
-                 hub_degree=HUB_DEGREE, short_scan=SHORT_SCAN, trace=False):
+                 hub_degree=HUB_DEGREE, short_scan=SHORT_SCAN, strongest_first=True, trace=False):
         if switch_rule not in SWITCH_RULES:
             raise ValueError(f"switch_rule must be one of {SWITCH_RULES}, not {switch_rule!r}")
         self.graph = graph
@@ -122,6 +127,12 @@ class LevelSynchronousBFS:
         self._prefix_sums = PrefixSums(max(n, self._num_words), graph.num_edges)
         self._row_end = graph.offsets[1:]
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
+        self._strongest = runtime.NULL
+        if strongest_first:
+            self._strongest = cupy.empty(n, dtype=np.int32)
+            strongest = _kernel("strongest_neighbours")
+            strongest((runtime.persistent_blocks(strongest, THREADS),), (THREADS,),
+                      (i64(n), graph.offsets, graph.neighbors, self._strongest))
         self._scan_grid = runtime.persistent_blocks(_kernel("bottom_up_scan"), THREADS, self._num_words * 32)
         self._long_grid = runtime.persistent_blocks(_kernel("bottom_up_long"), THREADS)
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
@@ -195,8 +206,9 @@ class LevelSynchronousBFS:
         long_queue = self._next_queue  # idle while bottom-up
         _kernel("bottom_up_scan")(
             (self._scan_grid,), (THREADS,),
-            (i32(self._num_words), graph.offsets, graph.neighbors, self._frontier, u32(self.short_scan),
-             u32(self.hub_degree), self._visited, self._next_frontier, parent, long_queue, self._counters.device))
+            (i32(self._num_words), graph.offsets, graph.neighbors, self._strongest, self._frontier,
+             u32(self.short_scan), u32(self.hub_degree), self._visited, self._next_frontier, parent, long_queue,
+             self._counters.device))
         _kernel("bottom_up_long")(
             (self._long_grid,), (THREADS,),
             (long_queue, graph.offsets, graph.neighbors, self._frontier, u32(self.short_scan), u32(self.hub_degree),

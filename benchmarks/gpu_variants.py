@@ -1,0 +1,110 @@
+"""GPU kernel variants against a baseline, as interleaved rounds on one graph.
+
+    PYTHONPATH=. python benchmarks/gpu_variants.py [--scales 24 26] [--roots 64] [--rounds 5]
+        [--bfs default strongest_first=0 alpha=30] [--sssp default pull_ratio=2]
+
+For each SCALE (edgefactor 16, seeds 2 and 3, the reference's search keys)
+it builds the weighted graph once, constructs the default SSSP kernel first
+(its construction partitions the rows by weight, as in a run), then runs
+rounds: in each round every BFS variant, then every SSSP variant, searches
+from every key (A B C A B C ...). A variant is ``default`` or
+``name=value,...`` of the kernel's tunables; the first listed is the
+baseline. Every variant's trees are validated in the first round. Printed
+per variant: the harmonic-mean TEPS of its rounds (median), and the ratio
+to the baseline of the same round, median and spread (min to max) over the
+rounds. SSSP variants must share the baseline's delta (the rows are
+partitioned for it).
+"""
+
+import argparse
+
+import numpy as np
+from tabulate import tabulate
+
+from graph500 import stats
+from graph500.generators import roots as roots_module
+from graph500.kernels.gpu import bfs as gpu_bfs, sssp as gpu_sssp
+from graph500.kernels.gpu.backend import Backend
+from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+
+EDGEFACTOR = 16
+SEEDS = (2, 3)
+
+
+def options(setting):
+    """Keyword arguments of a variant: ``default`` or ``name=value,...`` (numbers; 0/1 for switches)."""
+    if setting == "default":
+        return {}
+    parsed = {}
+    for item in setting.split(","):
+        name, value = item.split("=")
+        parsed[name] = float(value)
+    return parsed
+
+
+def timed_round(backend, kernel, roots):
+    return [backend.timed(kernel.search, root)[1] for root in roots]
+
+
+def measure(scale, bfs_settings, sssp_settings, num_roots, rounds):
+    backend = Backend()
+    num_vertices = 1 << scale
+    src, dst, weights = backend.generate(scale, EDGEFACTOR, *SEEDS)
+    graph = backend.build(src, dst, num_vertices, weights)
+    has_edge = backend.incident_vertices(src, dst, num_vertices)
+    roots = [int(root) for root in roots_module.search_keys(scale, *SEEDS, has_edge, num_roots)[0]]
+    validation_graph = ValidationGraph.from_edges(src, dst, num_vertices, weights)
+    del src, dst, weights
+    baseline_sssp = gpu_sssp.DeltaSteppingSSSP(graph)  # partitions the rows, as a run's construction does
+    variants = [("bfs", setting, gpu_bfs.DirectionOptimizingBFS(graph, **options(setting)))
+                for setting in bfs_settings]
+    variants += [("sssp", setting, gpu_sssp.DeltaSteppingSSSP(graph, **options(setting)) if setting != "default"
+                  else baseline_sssp) for setting in sssp_settings]
+    nedges = None
+    for kind, setting, kernel in variants:  # validate every variant's trees; nedge per key for the TEPS
+        check = validate_bfs if kind == "bfs" else validate_sssp
+        counts = []
+        for root in roots:
+            output = kernel.search(root)
+            counts.append(check(validation_graph, root, *(output if isinstance(output, tuple) else (output,))))
+        nedges = nedges or counts
+        if counts != nedges:
+            raise SystemExit(f"{kind} {setting}: nedge differs from the first variant's")
+    teps = {(kind, setting): [] for kind, setting, _ in variants}
+    for _ in range(rounds):
+        for kind, setting, kernel in variants:
+            times = timed_round(backend, kernel, roots)
+            teps[kind, setting].append(stats.teps_summary(times, nedges)["harmonic_mean"])
+    rows = []
+    for kind, settings in (("bfs", bfs_settings), ("sssp", sssp_settings)):
+        if not settings:
+            continue
+        baseline = np.array(teps[kind, settings[0]])
+        for setting in settings:
+            values = np.array(teps[kind, setting])
+            ratios = values / baseline
+            rows.append([scale, kind, setting, f"{np.median(values):.4g}", f"{np.median(ratios):.3f}",
+                         f"{ratios.min():.3f}-{ratios.max():.3f}"])
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scales", type=int, nargs="+", default=[24, 26])
+    parser.add_argument("--roots", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--bfs", nargs="*", default=["default"], metavar="SETTING")
+    parser.add_argument("--sssp", nargs="*", default=[], metavar="SETTING")
+    args = parser.parse_args()
+    print(f"device: {Backend().describe()['device']}; {args.rounds} interleaved rounds of {args.roots} keys",
+          flush=True)
+    rows = []
+    for scale in args.scales:
+        rows += measure(scale, args.bfs, args.sssp, args.roots, args.rounds)
+        print(tabulate(rows[-len(args.bfs) - len(args.sssp):], tablefmt="plain"), flush=True)
+    print(tabulate(rows, headers=["SCALE", "kernel", "variant", "harmonic-mean TEPS (median)",
+                                  "ratio to the first (median)", "ratio spread"]))
+
+
+if __name__ == "__main__":
+    main()
