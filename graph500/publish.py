@@ -70,6 +70,7 @@ class Run:
     scale: int
     edgefactor: int
     construction_time: float
+    device_memory_peak: float  # bytes (GPU runs that measured it), else None
     validation: str
     energy_meters: str
     passes: dict
@@ -190,10 +191,16 @@ def _run(record, source, number):
         scale=int(_lookup(record, source, "config.scale")),
         edgefactor=int(_lookup(record, source, "config.edgefactor")),
         construction_time=float(_lookup(record, source, "construction_time")),
+        device_memory_peak=_optional_number(extensions.get("device_memory_peak_bytes")),
         validation=_validation(record),
         energy_meters=_energy_meters(record),
         passes=passes,
     )
+
+
+def _optional_number(value):
+    """A record's optional numeric field as a float, or None where the run did not measure it."""
+    return None if value is None else float(value)
 
 
 def run_from_record(record, source, number):
@@ -240,6 +247,7 @@ COLUMNS = (
     ("bfs_teps_per_w", "BFS TEPS/W", _si),
     ("sssp_teps_per_w", "SSSP TEPS/W", _si),
     ("construction_s", "construction s", "{:.3g}".format),
+    ("device_memory_peak_gib", "device memory peak GiB", "{:.1f}".format),
     ("validation", "validation", str),
     ("date", "date (UTC)", str),
 )
@@ -268,6 +276,7 @@ def table_row(run):
         "scale": run.scale,
         "edgefactor": run.edgefactor,
         "construction_s": run.construction_time,
+        "device_memory_peak_gib": None if run.device_memory_peak is None else run.device_memory_peak / 2**30,
         "validation": run.validation,
         "date": f"{run.created.astimezone(datetime.timezone.utc):%Y-%m-%d %H:%M}",
     }

@@ -51,6 +51,8 @@ def make_record(*, scale=16, backend="cpu", device="CPU, 2 Numba threads", secon
     extensions = {"backend": backend, "device": device, "bfs_kernel": f"{backend}_top_down",
                   "sssp_kernel": f"{backend}_dijkstra", "generator": "kronecker (reference)",
                   "validation": "passed" if validated else "skipped (results are not official)"}
+    if backend == "gpu":
+        extensions["device_memory_peak_bytes"] = 25 << (scale + 4)  # 25 bytes a tuple
     record = report.run_record(
         config={"scale": scale, "edgefactor": 16, "backend": backend}, roots=list(range(64)),
         seeds=[2, 3], graph_generation=0.05 * scale, construction_time=0.01 * scale, bfs=bfs,
@@ -225,6 +227,7 @@ def test_csv_values(records, capsys):
     assert cpu["date"] == "2026-11-01 00:15"
     assert float(gpu["bfs_teps_per_w"]) == pytest.approx(1e9 / 400.0)
     assert float(gpu["sssp_teps_per_w"]) == pytest.approx(2.5e8 / 350.0)
+    assert cpu["device_memory_peak_gib"] == "" and float(gpu["device_memory_peak_gib"]) == 25 * 2**18 / 2**30
     assert "bfs_teps_vs_baseline" not in gpu
 
 
