@@ -54,7 +54,7 @@ BFS_SWEEP = ([("direction-optimizing", {"alpha": alpha}) for alpha in (4, 8, 30,
              + [("direction-optimizing", {"policy": "hubs", "gamma": gamma}) for gamma in (0.1, 0.5)]
              + [("direction-optimizing", {"policy": "hubs", "hub_degree": degree}) for degree in (512, 8192)])
 SSSP_SWEEP = ([("delta-stepping", {"delta": delta}) for delta in (0.0025, 0.01, 0.02, 0.04)]
-              + [("delta-stepping", {"fusion_edges": edges}) for edges in (1 << 12, 1 << 16)])
+              + [("delta-stepping", {"fusion_edges": edges}) for edges in (1 << 10, 1 << 14)])
 
 
 def run_kernel(kind, name, tunables, graph, validation, roots):

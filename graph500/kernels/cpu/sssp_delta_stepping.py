@@ -57,9 +57,15 @@ with buffers twice as large (kept for later searches). Limit: fewer than
 Tunables: ``delta`` (default 0.005 x the largest weight: the best of the
 sweep in ``benchmarks/cpu_kernels.py --sweep`` on Graph500 graphs, whose
 shortest paths are short: most distances are below 0.1), ``fusion_edges``
-(rounds with fewer edges run on one thread; default 2^14), ``round_edges``
-(edges per thread between two verifications, the size of the request
-buffers; default 2^20), ``reorder`` (default True: degree ordering of a graph
+(rounds with fewer edges, and bins with fewer entries times
+``EXTRACT_ENTRY_EDGES``, run on one thread; default 2^11: at SCALE 20 on 2
+threads, in two runs of 5 rounds of 16 keys alternating kernels per key in
+one process, 2^14 took 1.03-1.35x as long as 2^11 in every round (medians
+1.04x and 1.06x); 2^10 and 2^9 were faster in one run and not in the other;
+most of a search's buckets are small, their time bound by memory latency,
+so the second thread pays for its wake-ups there), ``round_edges`` (edges
+per thread between two verifications, the size of the request buffers;
+default 2^20: 2^16, 2^22 and 2^24 measured alike), ``reorder`` (default True: degree ordering of a graph
 built with its original labels; kernel 1's graph is degree-ordered already).
 
 Numba notes: the jitted functions share the workspace as one reference (a
@@ -82,7 +88,7 @@ from graph500.kernels.cpu.frontier import first_at_least
 from graph500.kernels.cpu.reorder import relabel
 
 DELTA_PER_MAX_WEIGHT = 0.005
-FUSION_EDGES = 1 << 14
+FUSION_EDGES = 1 << 11
 ROUND_EDGES = 1 << 20
 RING_SLACK = 3
 MAX_VERTICES = 2**32 - 1
