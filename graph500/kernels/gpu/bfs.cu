@@ -106,7 +106,9 @@ strongest_neighbours(i64 num_vertices, const i64* __restrict__ offsets, const in
 // frontier at the level where the hubs are), then reads up to `short_scan` of its
 // neighbours, BOTTOM_UP_PROBES at a time, and stops at the first one in the frontier.
 // The warp owns the word, so it updates visited and writes the next frontier's word
-// without atomics. Vertices with more neighbours left go to the long queue.
+// without atomics. Vertices with more neighbours left go to the long queue. Offsets and
+// rows are read once, with the streaming hint (__ldcs: evict first), so that they do
+// not push the frontier bitmap, read at random, out of L2.
 extern "C" __global__ void __launch_bounds__(THREADS)
 bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
                const int* __restrict__ strongest, const u32* __restrict__ frontier, u32 short_scan,
@@ -122,7 +124,7 @@ bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __rest
             const int v = (word << 5) | lane;
             bool found = false, more = false;
             if (!((seen >> lane) & 1u)) {
-                const i64 begin = offsets[v], end = offsets[v + 1];
+                const i64 begin = __ldcs(&offsets[v]), end = __ldcs(&offsets[v + 1]);
                 const i64 stop = min(end, begin + (i64)short_scan);
                 if (strongest != nullptr) {
                     const int hub = strongest[v];
@@ -136,7 +138,7 @@ bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __rest
                 for (; e < stop && !found; e += BOTTOM_UP_PROBES) {
                     int candidate[BOTTOM_UP_PROBES];
 #pragma unroll
-                    for (int p = 0; p < BOTTOM_UP_PROBES; ++p) candidate[p] = e + p < stop ? neighbors[e + p] : -1;
+                    for (int p = 0; p < BOTTOM_UP_PROBES; ++p) candidate[p] = e + p < stop ? __ldcs(&neighbors[e + p]) : -1;
 #pragma unroll
                     for (int p = 0; p < BOTTOM_UP_PROBES; ++p)
                         if (!found && candidate[p] >= 0 && test_bit(frontier, candidate[p])) {
@@ -177,7 +179,7 @@ bottom_up_long(const int* __restrict__ long_queue, const i64* __restrict__ offse
         i64 chunk = begin + short_scan;
         for (; chunk < end; chunk += 32) {
             const i64 e = chunk + lane;
-            const int candidate = e < end ? neighbors[e] : -1;
+            const int candidate = e < end ? __ldcs(&neighbors[e]) : -1;
             const u32 hits = __ballot_sync(FULL_MASK, candidate >= 0 && test_bit(frontier, candidate));
             if (hits) {
                 found_parent = __shfl_sync(FULL_MASK, candidate, __ffs(hits) - 1);
