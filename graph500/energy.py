@@ -34,13 +34,23 @@ subtracted.
 
 `EnergyRun` strings these steps together for the harness and produces the
 ``energy`` entry of the JSON run record (see `EnergyRun.record`).
+
+Several ranks (``mpiexec -n P``): every meter is read by one rank only. A
+host-wide meter (a RAPL domain; NVML's GPUs when the run does not name its
+own) by the first rank of its host, a rank's own GPUs (a GPU rank's device)
+by that rank. The ranks repeat the pass together until the shortest of their
+windows reaches the loop's length (one agreed decision per repetition: the
+searches are collective), and the joules of all ranks are summed over the
+longest window; meter names carry their host.
 """
 
 import dataclasses
 import glob
 import os
+import socket
 import time
 
+from graph500.comm import SelfCommunicator
 from graph500.errors import Graph500Error
 from graph500.stats import teps_summary
 
@@ -246,18 +256,27 @@ class EnergyMeasurement:
     meter_joules: dict
 
 
-def measure_repeated(meters, one_pass, min_seconds):
-    """Run ``one_pass()`` at least once and until the window lasts ``min_seconds``."""
+def measure_repeated(meters, one_pass, min_seconds, comm=None):
+    """Run ``one_pass()`` at least once and until the window lasts ``min_seconds``.
+
+    With a communicator of several ranks (collective): every rank repeats
+    until the shortest window lasts ``min_seconds``; the joules are the sum
+    over the ranks' meters, the seconds the longest window.
+    """
+    comm = comm or SelfCommunicator()
     repetitions = 0
     with EnergyWindow(meters) as window:
-        while repetitions == 0 or window.seconds < min_seconds:
+        while repetitions == 0 or comm.allreduce(window.seconds, "min") < min_seconds:
             one_pass()
             repetitions += 1
             window.sample()
-    return EnergyMeasurement(
-        joules=window.joules, seconds=window.seconds, repetitions=repetitions,
-        mean_power=window.mean_power,
-        meter_joules={meter.name: joules for meter, joules in zip(window.meters, window.meter_joules)})
+    joules, seconds = comm.allreduce(window.joules, "sum"), comm.allreduce(window.seconds, "max")
+    meter_joules = {}
+    for part in comm.allgather_object([(meter.name, joules) for meter, joules in zip(window.meters,
+                                                                                    window.meter_joules)]):
+        meter_joules.update(part)
+    return EnergyMeasurement(joules=joules, seconds=seconds, repetitions=repetitions, mean_power=joules / seconds,
+                             meter_joules=meter_joules)
 
 
 # ---------------------------------------------------------------- the run
@@ -269,31 +288,50 @@ class EnergyRun:
     measurement is skipped and `record` says why.
     """
 
-    def __init__(self, choice, loop_seconds, *, gpus=None, powercap_root=POWERCAP_ROOT):
+    def __init__(self, choice, loop_seconds, *, gpus=None, powercap_root=POWERCAP_ROOT, comm=None):
+        """Open the meters (collective with a communicator of several ranks: see the module docstring).
+
+        ``gpus``: the PCI bus ids of the GPUs this process runs on (None: the
+        run uses no GPU of its own, and every GPU is a host-wide meter).
+        """
         if loop_seconds < 0:
             raise Graph500Error(f"--energy-loop must be at least 0 seconds, got {loop_seconds:g}")
         self.choice = choice
         self.loop_seconds = float(loop_seconds)
-        self.meters, self.unavailable = open_meters(choice, gpus=gpus, powercap_root=powercap_root)
+        self.comm = comm or SelfCommunicator()
+        meters, unavailable = open_meters(choice, gpus=gpus, powercap_root=powercap_root)
+        if self.comm.size > 1:
+            meters = self._read_here(meters, host_wide_gpus=gpus is None)
+        self.meters = meters
+        reports = self.comm.allgather_object(([meter.name for meter in meters], unavailable))
+        self.meter_names = [name for names, _ in reports for name in names]
+        self.unavailable = list(dict.fromkeys(reason for _, reasons in reports for reason in reasons))
         self.idle_seconds = None
         self.idle_power = None
         self.passes = {}
 
-    def disable(self, reason):
-        """Measure nothing, and say why in the record."""
-        self.meters = []
-        self.unavailable = [reason]
+    def _read_here(self, meters, host_wide_gpus):
+        """The meters this rank reads, named after its host: host-wide ones on the host's first rank only."""
+        host = socket.gethostname()
+        hosts = self.comm.allgather_object(host)
+        first_on_host = hosts.index(host) == self.comm.rank
+        kept = [meter for meter in meters
+                if first_on_host or not (isinstance(meter, RaplMeter) or host_wide_gpus)]
+        for meter in kept:
+            meter.name = f"{host}: {meter.name}"
+        return kept
 
     def measure_idle(self, seconds=IDLE_SECONDS):
-        """The idle power before the run (nothing without meters)."""
-        if self.meters:
+        """The idle power before the run, summed over the ranks (nothing without meters; collective)."""
+        if self.meter_names:
+            self.comm.barrier()
             self.idle_seconds = seconds
-            self.idle_power = measure_idle_power(self.meters, seconds)
+            self.idle_power = self.comm.allreduce(measure_idle_power(self.meters, seconds), "sum")
 
     def measure_pass(self, kind, one_pass):
-        """Repeat ``one_pass`` (the searches of a pass, nothing else) over the energy loop."""
-        if self.meters:
-            self.passes[kind] = measure_repeated(self.meters, one_pass, self.loop_seconds)
+        """Repeat ``one_pass`` (the searches of a pass, nothing else) over the energy loop (collective)."""
+        if self.meter_names:
+            self.passes[kind] = measure_repeated(self.meters, one_pass, self.loop_seconds, self.comm)
 
     def _pass_record(self, measurement, result):
         harmonic_mean = teps_summary(result.times, result.nedges)["harmonic_mean"]
@@ -320,7 +358,7 @@ class EnergyRun:
             return None
         entry = {
             "choice": self.choice,
-            "meters": [meter.name for meter in self.meters],
+            "meters": list(self.meter_names),
             "unavailable": list(self.unavailable),
             "loop_seconds": self.loop_seconds,
             "idle_seconds": self.idle_seconds,

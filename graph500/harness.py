@@ -293,10 +293,7 @@ def _preflight(config, comm):
 def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class):
     """The protocol once the run's parameters, partition and memory are known to be good."""
     num_vertices = 1 << config.scale
-    energy_run = energy.EnergyRun(config.energy, config.energy_loop, gpus=backend.energy_devices())
-    if comm.size > 1:
-        energy_run.disable("energy is measured in one-process runs only (ranks would count a host's meters "
-                           "more than once)")
+    energy_run = energy.EnergyRun(config.energy, config.energy_loop, gpus=backend.energy_devices(), comm=comm)
     energy_run.measure_idle()
     _warm_up(config, backend, comm, bfs_class, sssp_class)
 

@@ -14,6 +14,7 @@ from graph500.energy import (EnergyRun, EnergyWindow, MeterUnavailable, measure_
                              measure_repeated, open_meters, open_nvml_meters, open_rapl_meters)
 from graph500.errors import Graph500Error
 from graph500.report import PassResult
+from support import needs_mpi, run_ranks
 
 RAPL_RANGE_UJ = 262143328850  # max_energy_range_uj of many Intel server CPUs
 
@@ -374,3 +375,52 @@ def test_real_nvml_idle_power():
     meters = open_nvml_meters()
     watts = measure_idle_power(meters[:1], 2.0)
     assert 5.0 < watts < 1500.0, f"{meters[0].name}: {watts} W"
+
+
+# ---------------------------------------------------------------- several ranks
+
+ENERGY_ON_RANKS = """
+import socket, sys, time
+from graph500 import energy
+from graph500.comm import world
+
+comm = world()
+assert comm.size == 2
+run = energy.EnergyRun("auto", 0.3, powercap_root=sys.argv[1], comm=comm)
+host = socket.gethostname()
+# RAPL is host-wide: the host's first rank alone reads it, its meters named after the host.
+assert [meter.name.startswith(host + ": RAPL") for meter in run.meters] == ([True] * 3 if comm.rank == 0 else [])
+assert len(run.meter_names) == 3 and all(name.startswith(host + ": ") for name in run.meter_names)
+
+class Meter:  # a meter of this rank's own: 10 J a pass on rank 0, 30 J on rank 1
+    name = f"own meter of rank {comm.rank}"
+    counter = 0.0
+    def read(self):
+        return self.counter
+    def joules(self, first, last):
+        return last - first
+
+own = Meter()
+passes = []
+def one_pass():  # rank 1 is three times as fast: the ranks must still agree on the repetitions
+    time.sleep(0.1 if comm.rank == 0 else 0.03)
+    own.counter += 10.0 * (1 + 2 * comm.rank)
+    passes.append(1)
+measured = energy.measure_repeated([own], one_pass, 0.3, comm)
+repetitions = comm.allgather_object(len(passes))
+assert repetitions[0] == repetitions[1] == measured.repetitions >= 3, repetitions
+assert measured.joules == 40.0 * measured.repetitions
+assert sorted(measured.meter_joules) == ["own meter of rank 0", "own meter of rank 1"]
+assert measured.seconds >= 0.3
+print("ok", comm.rank)
+"""
+
+
+@needs_mpi
+def test_energy_on_two_ranks_reads_each_meter_once_and_agrees_on_repetitions(powercap, tmp_path):
+    root, _ = powercap
+    script = tmp_path / "energy_ranks.py"
+    script.write_text(ENERGY_ON_RANKS)
+    result = run_ranks(2, script, root, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("ok") == 2
