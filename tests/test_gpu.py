@@ -278,6 +278,15 @@ def test_backend_refuses_a_run_that_does_not_fit_and_names_the_largest_that_does
     assert gpu_backend.memory_estimate_bytes(largest + 1, 16) - gpu_backend.CONTEXT_BYTES > free
 
 
+def test_edge_list_that_cannot_be_pinned_is_one_clear_error(monkeypatch):
+    def refuse(nbytes):
+        raise cupy.cuda.runtime.CUDARuntimeError(2)  # cudaErrorMemoryAllocation
+
+    monkeypatch.setattr(cupy.cuda, "alloc_pinned_memory", refuse)
+    with pytest.raises(Graph500Error, match=r"cannot pin 0\.0 GiB of host memory for the edge list"):
+        Backend().generate(10, 16, 2, 3)
+
+
 def test_validation_graph_keeps_the_mapped_tuples_without_a_device_copy():
     backend = Backend()
     src, dst, weights = backend.generate(14, 16, 2, 3)

@@ -21,6 +21,8 @@ import pathlib
 
 import numpy as np
 
+from graph500.errors import Graph500Error
+
 try:
     import cupy
 except ImportError:  # the package imports without CuPy; nothing here runs then
@@ -110,10 +112,17 @@ def host_mapped_copy(array):
 
 
 def _host_mapped(count, dtype):
-    """``(NumPy view, CuPy view)`` of one new pinned host buffer of ``count`` items."""
+    """``(NumPy view, CuPy view)`` of one new pinned host buffer of ``count`` items.
+
+    A buffer the driver cannot pin is a Graph500Error naming its size.
+    """
     dtype = np.dtype(dtype)
     nbytes = max(1, count * dtype.itemsize)
-    pinned = cupy.cuda.alloc_pinned_memory(nbytes)
+    try:
+        pinned = cupy.cuda.alloc_pinned_memory(nbytes)
+    except cupy.cuda.runtime.CUDARuntimeError as error:
+        raise Graph500Error(f"cannot pin {nbytes / 2**30:.1f} GiB of host memory for the edge list ({error})") \
+            from None
     memory = cupy.cuda.memory.UnownedMemory(pinned.ptr, nbytes, pinned, cupy.cuda.Device().id)
     device_view = cupy.ndarray((count,), dtype=dtype, memptr=cupy.cuda.memory.MemoryPointer(memory, 0))
     return np.frombuffer(pinned, dtype=dtype, count=count), device_view
