@@ -33,8 +33,8 @@ Leaves (vertices with at most one neighbour) are never settled: a leaf's
 only edge leads back to the vertex that set its distance, so relaxing it
 cannot improve anything, and a leaf's state is final once that neighbour's
 is. A kept word of a leaf stays in ``state`` and goes to no frontier and no
-bin. The graph is degree-ordered, so the leaves are the labels from
-``first_leaf`` on and the test is one comparison. On Graph500 graphs about
+bin. The labels from ``first_leaf`` on are leaves (all the leaves when the
+graph is degree-ordered), so the test is one comparison. On Graph500 graphs about
 a fifth of the reached vertices are leaves, spread over the whole range of
 distances: at SCALE 20 (2 threads) a search then ends after about 210
 buckets instead of 355, and took 1/1.115 as long (5 rounds of 16 keys
@@ -84,11 +84,16 @@ one process, 2^14 took 1.03-1.35x as long as 2^11 in every round (medians
 most of a search's buckets are small, their time bound by memory latency,
 so the second thread pays for its wake-ups there), ``round_edges`` (edges
 per thread between two verifications, the size of the request buffers;
-default 2^20: 2^16, 2^22 and 2^24 measured alike), ``PREFETCH_AHEAD`` (8;
-16 measured 0.98x (0.91-1.02x); also prefetching the state of the neighbour
-8 edges ahead in the relax loop was slower, 0.95x (0.92-0.98x), and
-prefetching in the verification step changed nothing, 0.99x), ``reorder`` (default True: degree ordering of a graph
-built with its original labels; kernel 1's graph is degree-ordered already).
+default 2^20: 2^16, 2^22 and 2^24 measured alike), ``PREFETCH_AHEAD``
+(default 8: 16 measured 0.98x (0.91-1.02x), 4 0.95x (0.89-1.00x); also
+prefetching the state of the neighbour 8 edges ahead in the relax loop was
+slower, 0.95x (0.92-0.98x), and prefetching in the verification step changed
+nothing, 0.99x), ``reorder`` (default True: degree ordering of a graph built
+with its original labels; kernel 1's graph is degree-ordered already). With
+leaves and prefetching (same measurement), ``fusion_edges`` 2^13 and 2^9
+measured 0.98x and 1.00x, ``delta`` 0.0035 and 0.0075 x the largest weight
+0.93x and 1.00x; verifying rounds of few requests on one thread was 0.97x,
+and leaving leaves out of the request buffers 0.96x.
 
 Numba notes: the jitted functions share the workspace as one reference (a
 StructRef) and all per-thread work goes through one parallel loop
