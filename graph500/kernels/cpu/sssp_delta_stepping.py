@@ -95,7 +95,7 @@ measured 0.98x and 1.00x, ``delta`` 0.0035 and 0.0075 x the largest weight
 0.93x and 1.00x; verifying rounds of few requests on one thread was 0.97x,
 and leaving leaves out of the request buffers 0.96x. Also measured so and
 not kept: a float32 distance array read by the relax loop beside the packed
-state word, 1.01-1.03x in three runs (spreads 0.96-1.11x: the state fits
+state word, 1.01-1.06x in four runs (spreads 0.92-1.11x: the state fits
 the L3 either way); a pull step for the large buckets, slower per edge than
 push (about 10 against 2.9 ns at SCALE 20), since a bucket's unsettled
 vertices hold three quarters of the edges it pushes.
