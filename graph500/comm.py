@@ -221,7 +221,7 @@ class NCCLCommunicator:
 
     def alltoallv(self, arrays, send_counts):
         send_counts = np.asarray(self._cupy.asnumpy(send_counts), dtype=np.int64)
-        receive_counts = np.asarray(self.host.allgather_object(send_counts.tolist()), dtype=np.int64)[:, self.rank]
+        _, receive_counts = self.host.alltoallv((), send_counts)  # the counts alone, through MPI
         send_displacements = _displacements(send_counts)
         received = []
         for array in arrays:
@@ -266,13 +266,20 @@ class NCCLCommunicator:
         return {**self.host.describe(), "nccl": f"{version // 10000}.{version // 100 % 100}.{version % 100}"}
 
 
+def host_placement(comm):
+    """``(local_rank, ranks_on_host)``: this rank's place among the ranks of its host, and their number
+    (collective)."""
+    hosts = comm.allgather_object(socket.gethostname())
+    host = hosts[comm.rank]
+    return hosts[:comm.rank].count(host), hosts.count(host)
+
+
 def select_device(host):
     """Make this rank's GPU current and return its id: the rank among those on its host, modulo the GPUs
     this process sees (``CUDA_VISIBLE_DEVICES`` narrows them per rank where a site prefers that)."""
     import cupy
 
-    hosts = host.allgather_object(socket.gethostname())
-    local_rank = hosts[:host.rank].count(hosts[host.rank])
+    local_rank, _ = host_placement(host)
     device_id = local_rank % cupy.cuda.runtime.getDeviceCount()
     cupy.cuda.Device(device_id).use()
     return device_id

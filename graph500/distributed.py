@@ -28,7 +28,7 @@ import socket
 import numba
 import numpy as np
 
-from graph500.comm import slowest
+from graph500.comm import host_placement, slowest
 from graph500.errors import Graph500Error
 from graph500.generators import roots
 from graph500.kernels.cpu.backend import RUNTIME_BYTES, Backend, available_memory_bytes, cpu_model, generate_range
@@ -132,8 +132,7 @@ def set_threads_per_rank(comm):
 
     Returns the threads of this rank.
     """
-    host = socket.gethostname()
-    ranks_here = sum(1 for name in comm.allgather_object(host) if name == host)  # collective on every rank
+    _, ranks_here = host_placement(comm)  # collective on every rank
     if "NUMBA_NUM_THREADS" not in os.environ:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS, cores // ranks_here)))

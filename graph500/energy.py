@@ -50,7 +50,7 @@ import os
 import socket
 import time
 
-from graph500.comm import SelfCommunicator
+from graph500.comm import SelfCommunicator, host_placement
 from graph500.errors import Graph500Error
 from graph500.stats import teps_summary
 
@@ -312,11 +312,9 @@ class EnergyRun:
 
     def _read_here(self, meters, host_wide_gpus):
         """The meters this rank reads, named after its host: host-wide ones on the host's first rank only."""
+        local_rank, _ = host_placement(self.comm)
+        kept = [meter for meter in meters if local_rank == 0 or not (isinstance(meter, RaplMeter) or host_wide_gpus)]
         host = socket.gethostname()
-        hosts = self.comm.allgather_object(host)
-        first_on_host = hosts.index(host) == self.comm.rank
-        kept = [meter for meter in meters
-                if first_on_host or not (isinstance(meter, RaplMeter) or host_wide_gpus)]
         for meter in kept:
             meter.name = f"{host}: {meter.name}"
         return kept

@@ -138,7 +138,8 @@ def generic_edge_pass(xp, vg, root, reached, levels, parents, confirmed=None):
         if reached_unreached is not None:
             return reached_unreached, None, None
         if level_jump is None:
-            level_jump = offset(first, first_true(xp, src_reached & dst_reached & (xp.abs(src_level - dst_level) > 1)))
+            jump = src_reached & dst_reached & (xp.abs(src_level - dst_level) > 1)
+            level_jump = offset(first, first_true(xp, jump))
         del src_level, dst_level, src_reached, dst_reached
         confirmed[src[xp.take(parents, src) == dst]] = True
         confirmed[dst[xp.take(parents, dst) == src]] = True

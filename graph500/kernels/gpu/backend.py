@@ -143,7 +143,8 @@ class Backend:
         need compared with free memory leaves the context out. Starts the
         high-water measurement reported by `describe`.
         """
-        needed = memory_estimate_bytes(scale, edgefactor) - CONTEXT_BYTES
+        estimate = memory_estimate_bytes(scale, edgefactor)
+        needed = estimate - CONTEXT_BYTES
         free = free_device_bytes()
         host_needed, host_available = host_memory_bytes(scale, edgefactor), available_memory_bytes()
         short = []
@@ -158,7 +159,7 @@ class Backend:
                 f"SCALE {scale} with edgefactor {edgefactor} needs {' and '.join(short)} "
                 f"(the largest SCALE that fits here is {largest})")
         self._high_water.start()
-        self._estimate = memory_estimate_bytes(scale, edgefactor)
+        self._estimate = estimate
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """The reference's edge list ``(src, dst, weights)`` in mapped host memory; ``progress(n)`` is told of

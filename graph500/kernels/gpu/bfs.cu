@@ -138,7 +138,8 @@ bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __rest
                 for (; e < stop && !found; e += BOTTOM_UP_PROBES) {
                     int candidate[BOTTOM_UP_PROBES];
 #pragma unroll
-                    for (int p = 0; p < BOTTOM_UP_PROBES; ++p) candidate[p] = e + p < stop ? __ldcs(&neighbors[e + p]) : -1;
+                    for (int p = 0; p < BOTTOM_UP_PROBES; ++p)
+                        candidate[p] = e + p < stop ? __ldcs(&neighbors[e + p]) : -1;
 #pragma unroll
                     for (int p = 0; p < BOTTOM_UP_PROBES; ++p)
                         if (!found && candidate[p] >= 0 && test_bit(frontier, candidate[p])) {

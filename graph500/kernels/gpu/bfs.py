@@ -28,8 +28,8 @@ strongest neighbour (of largest degree, found once at construction:
 at the first in the frontier (early exit). At the level where the frontier
 holds the hubs, most vertices are found by that one test instead of reading
 their row until a frontier neighbour comes up (the rows are in no useful
-order: SSSP's construction partitions them by weight); the warp owns the word, so visited and the next frontier's word are
-written without atomics. A vertex with more than ``short_scan`` neighbours
+order: SSSP's construction partitions them by weight). The warp owns the
+word, so visited and the next frontier's word are written without atomics. A vertex with more than ``short_scan`` neighbours
 left unread goes to a queue that a second kernel works through one warp per
 vertex, 32 neighbours at a time. Vertices without edges are marked visited
 once and for all at construction, so they cost one bit per search.
@@ -66,8 +66,8 @@ Tunables (constructor arguments): ``alpha`` (ALPHA), ``beta`` (BETA),
 ``switch_rule``, ``hub_share`` (HUB_SHARE), ``hub_degree`` (HUB_DEGREE),
 ``short_scan`` (SHORT_SCAN: neighbours a bottom-up thread reads before its
 vertex goes to the warp-per-vertex pass), ``strongest_first`` (test the
-strongest neighbour first; its array is 4 bytes a vertex), ``trace`` (time each level with
-CUDA events and keep ``self.trace``; off for timed runs).
+strongest neighbour first; its array is 4 bytes a vertex), ``trace`` (time
+each level with CUDA events and keep ``self.trace``; off for timed runs).
 """
 
 import numpy as np
