@@ -100,8 +100,9 @@ def run_kernel(backend, make_kernel, name, validate, validation_graph, roots):
     }
 
 
-def sssp_options(setting):
-    """The delta-stepping keyword arguments of a ``--sssp`` setting: ``default`` or ``name=value,...``."""
+def kernel_options(setting):
+    """A kernel's keyword arguments from a setting: ``default`` (none) or ``name=value,...`` (numbers; 0/1 for
+    switches). Also used by ``gpu_variants.py``."""
     if setting == "default":
         return {}
     return {name: float(value) for name, value in (item.split("=") for item in setting.split(","))}
@@ -142,7 +143,7 @@ def run_scale(scale, kernel_names, sssp_settings, num_roots, bandwidth, show_tra
     if show_trace:
         print_trace(graph, roots[0])
     for setting in sssp_settings:  # after the BFS runs: the SSSP kernel reorders the graph's rows
-        options = sssp_options(setting)
+        options = kernel_options(setting)
         row = {**common, **run_kernel(backend, lambda: gpu_sssp.DeltaSteppingSSSP(graph, **options),
                                       f"gpu-delta-stepping {setting}", validate_sssp, validation_graph, roots)}
         rows.append(row)

@@ -21,6 +21,7 @@ import argparse
 import numpy as np
 from tabulate import tabulate
 
+from gpu import kernel_options  # benchmarks/gpu.py, beside this script
 from graph500 import stats
 from graph500.generators import roots as roots_module
 from graph500.kernels.gpu import bfs as gpu_bfs, sssp as gpu_sssp
@@ -29,17 +30,6 @@ from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
 
 EDGEFACTOR = 16
 SEEDS = (2, 3)
-
-
-def options(setting):
-    """Keyword arguments of a variant: ``default`` or ``name=value,...`` (numbers; 0/1 for switches)."""
-    if setting == "default":
-        return {}
-    parsed = {}
-    for item in setting.split(","):
-        name, value = item.split("=")
-        parsed[name] = float(value)
-    return parsed
 
 
 def timed_round(backend, kernel, roots):
@@ -56,9 +46,9 @@ def measure(scale, bfs_settings, sssp_settings, num_roots, rounds):
     validation_graph = ValidationGraph.from_edges(src, dst, num_vertices, weights)
     del src, dst, weights
     baseline_sssp = gpu_sssp.DeltaSteppingSSSP(graph)  # partitions the rows, as a run's construction does
-    variants = [("bfs", setting, gpu_bfs.DirectionOptimizingBFS(graph, **options(setting)))
+    variants = [("bfs", setting, gpu_bfs.DirectionOptimizingBFS(graph, **kernel_options(setting)))
                 for setting in bfs_settings]
-    variants += [("sssp", setting, gpu_sssp.DeltaSteppingSSSP(graph, **options(setting)) if setting != "default"
+    variants += [("sssp", setting, gpu_sssp.DeltaSteppingSSSP(graph, **kernel_options(setting)) if setting != "default"
                   else baseline_sssp) for setting in sssp_settings]
     nedges = None
     for kind, setting, kernel in variants:  # validate every variant's trees; nedge per key for the TEPS
