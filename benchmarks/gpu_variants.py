@@ -1,10 +1,11 @@
 """GPU kernel variants against a baseline, as interleaved rounds on one graph.
 
     PYTHONPATH=. python benchmarks/gpu_variants.py [--scales 24 26] [--roots 64] [--rounds 5]
-        [--bfs default strongest_first=0 alpha=30] [--sssp default pull_ratio=2]
+        [--bfs default strongest_first=0 alpha=30] [--sssp default pull_ratio=2] [--orderings input degree]
 
 For each SCALE (edgefactor 16, seeds 2 and 3, the reference's search keys)
-it builds the weighted graph once, constructs the default SSSP kernel first
+it builds the weighted graph once per ordering (kernel 1's labels: by
+decreasing degree, as the backend builds it, or the input's), constructs the default SSSP kernel first
 (its construction partitions the rows by weight, as in a run), then runs
 rounds: in each round every BFS variant, then every SSSP variant, searches
 from every key (A B C A B C ...). A variant is ``default`` or
@@ -24,7 +25,7 @@ from tabulate import tabulate
 from gpu import kernel_options  # benchmarks/gpu.py, beside this script
 from graph500 import stats
 from graph500.generators import roots as roots_module
-from graph500.kernels.gpu import bfs as gpu_bfs, sssp as gpu_sssp
+from graph500.kernels.gpu import bfs as gpu_bfs, build as gpu_build, sssp as gpu_sssp
 from graph500.kernels.gpu.backend import Backend
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
 
@@ -36,20 +37,23 @@ def timed_round(backend, kernel, roots):
     return [backend.timed(kernel.search, root)[1] for root in roots]
 
 
-def measure(scale, bfs_settings, sssp_settings, num_roots, rounds):
+def measure(scale, bfs_settings, sssp_settings, orderings, num_roots, rounds):
     backend = Backend()
     num_vertices = 1 << scale
     src, dst, weights = backend.generate(scale, EDGEFACTOR, *SEEDS)
-    graph = backend.build(src, dst, num_vertices, weights)
     has_edge = backend.incident_vertices(src, dst, num_vertices)
     roots = [int(root) for root in roots_module.search_keys(scale, *SEEDS, has_edge, num_roots)[0]]
     validation_graph = ValidationGraph.from_edges(src, dst, num_vertices, weights)
+    variants = []
+    for ordering in orderings:
+        graph = gpu_build.build_csr(src, dst, num_vertices, weights, degree_ordered=ordering == "degree")
+        baseline_sssp = gpu_sssp.DeltaSteppingSSSP(graph)  # partitions the rows, as a run's construction does
+        prefix = f"{ordering}: " if len(orderings) > 1 else ""
+        variants += [("bfs", prefix + setting, gpu_bfs.DirectionOptimizingBFS(graph, **kernel_options(setting)))
+                     for setting in bfs_settings]
+        variants += [("sssp", prefix + setting, gpu_sssp.DeltaSteppingSSSP(graph, **kernel_options(setting))
+                      if setting != "default" else baseline_sssp) for setting in sssp_settings]
     del src, dst, weights
-    baseline_sssp = gpu_sssp.DeltaSteppingSSSP(graph)  # partitions the rows, as a run's construction does
-    variants = [("bfs", setting, gpu_bfs.DirectionOptimizingBFS(graph, **kernel_options(setting)))
-                for setting in bfs_settings]
-    variants += [("sssp", setting, gpu_sssp.DeltaSteppingSSSP(graph, **kernel_options(setting)) if setting != "default"
-                  else baseline_sssp) for setting in sssp_settings]
     nedges = None
     for kind, setting, kernel in variants:  # validate every variant's trees; nedge per key for the TEPS
         check = validate_bfs if kind == "bfs" else validate_sssp
@@ -66,7 +70,8 @@ def measure(scale, bfs_settings, sssp_settings, num_roots, rounds):
             times = timed_round(backend, kernel, roots)
             teps[kind, setting].append(stats.teps_summary(times, nedges)["harmonic_mean"])
     rows = []
-    for kind, settings in (("bfs", bfs_settings), ("sssp", sssp_settings)):
+    for kind in ("bfs", "sssp"):
+        settings = [setting for variant_kind, setting, _ in variants if variant_kind == kind]
         if not settings:
             continue
         baseline = np.array(teps[kind, settings[0]])
@@ -85,13 +90,17 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--bfs", nargs="*", default=["default"], metavar="SETTING")
     parser.add_argument("--sssp", nargs="*", default=[], metavar="SETTING")
+    parser.add_argument("--orderings", nargs="+", choices=("degree", "input"), default=["degree"],
+                        help="kernel 1's labels: by decreasing degree (the backend's) or the input's; each variant "
+                             "runs on each ordering's graph")
     args = parser.parse_args()
     print(f"device: {Backend().describe()['device']}; {args.rounds} interleaved rounds of {args.roots} keys",
           flush=True)
     rows = []
     for scale in args.scales:
-        rows += measure(scale, args.bfs, args.sssp, args.roots, args.rounds)
-        print(tabulate(rows[-len(args.bfs) - len(args.sssp):], tablefmt="plain"), flush=True)
+        scale_rows = measure(scale, args.bfs, args.sssp, args.orderings, args.roots, args.rounds)
+        print(tabulate(scale_rows, tablefmt="plain"), flush=True)
+        rows += scale_rows
     print(tabulate(rows, headers=["SCALE", "kernel", "variant", "harmonic-mean TEPS (median)",
                                   "ratio to the first (median)", "ratio spread"]))
 

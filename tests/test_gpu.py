@@ -36,6 +36,7 @@ from graph500.kernels.gpu import backend as gpu_backend  # noqa: E402
 from graph500.kernels.gpu.backend import Backend  # noqa: E402
 from graph500.kernels.gpu import build as gpu_build  # noqa: E402
 from graph500.kernels.gpu.build import build_csr as gpu_build_csr  # noqa: E402
+from graph500.kernels.graph import CSRGraph  # noqa: E402
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp  # noqa: E402
 
 FIXTURES = sorted(pathlib.Path(__file__).parent.glob("data/reference-v3/*.edges"))
@@ -165,6 +166,29 @@ def test_gpu_builder_equals_cpu_builder(graph, weighted):
     assert_same_csr(expected, actual64)
 
 
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_degree_ordered_builder_gives_the_graph_renumbered_by_decreasing_tuple_count(graph, weighted):
+    weights = graph.weights if weighted else None
+    expected = cpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights)
+    actual = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights, degree_ordered=True)
+    loops = graph.src == graph.dst
+    counts = (np.bincount(graph.src[~loops], minlength=graph.num_vertices)
+              + np.bincount(graph.dst[~loops], minlength=graph.num_vertices))
+    order = np.lexsort((np.arange(graph.num_vertices), -counts))  # decreasing count, ties by label
+    np.testing.assert_array_equal(cupy.asnumpy(actual.order), order)
+    new_label = np.empty_like(order)
+    new_label[order] = np.arange(graph.num_vertices)
+    np.testing.assert_array_equal(cupy.asnumpy(actual.new_label), new_label)
+    rows = new_label[np.repeat(np.arange(graph.num_vertices), np.diff(expected.offsets))]
+    columns = new_label[expected.neighbors]
+    entries = np.lexsort((columns, rows))
+    renumbered = CSRGraph(
+        graph.num_vertices, np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=graph.num_vertices))]),
+        columns[entries].astype(np.int32), None if weights is None else expected.weights[entries])
+    assert_same_csr(renumbered, actual)
+
+
 @pytest.mark.parametrize("graph", GRAPHS[:1] + GRAPHS[-1:], ids=repr)
 def test_gpu_builder_with_many_buckets_equals_cpu_builder(graph, monkeypatch):
     monkeypatch.setattr(gpu_build, "BUCKET_ENTRIES", 64)
@@ -209,8 +233,9 @@ def validation_graphs(graph):
 
 @pytest.mark.parametrize("graph", GRAPHS, ids=repr)
 @pytest.mark.parametrize("kernel_name", BFS_KERNELS)
-def test_gpu_bfs_validates(kernel_name, graph):
-    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+@pytest.mark.parametrize("degree_ordered", [False, True], ids=["input-labels", "degree-ordered"])
+def test_gpu_bfs_validates(kernel_name, graph, degree_ordered):
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, degree_ordered=degree_ordered)
     kernel = kernels.get("bfs", "gpu", kernel_name)(csr)
     run_and_validate(kernel, graph, *validation_graphs(graph))
 
@@ -218,7 +243,7 @@ def test_gpu_bfs_validates(kernel_name, graph):
 @pytest.mark.parametrize("graph", GRAPHS, ids=repr)
 @pytest.mark.parametrize("variant", DO_VARIANTS)
 def test_direction_optimizing_variants_validate(variant, graph):
-    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, degree_ordered=True)
     kernel = gpu_bfs.DirectionOptimizingBFS(csr, **DO_VARIANTS[variant])
     run_and_validate(kernel, graph, *validation_graphs(graph))
 
@@ -308,8 +333,9 @@ def test_backend_times_a_search_with_events():
 
 @pytest.mark.parametrize("graph", GRAPHS, ids=repr)
 @pytest.mark.parametrize("variant", SSSP_VARIANTS)
-def test_gpu_sssp_validates(variant, graph):
-    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights)
+@pytest.mark.parametrize("degree_ordered", [False, True], ids=["input-labels", "degree-ordered"])
+def test_gpu_sssp_validates(variant, graph, degree_ordered):
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights, degree_ordered=degree_ordered)
     kernel = gpu_sssp.DeltaSteppingSSSP(csr, **SSSP_VARIANTS[variant])
     device_vg = ValidationGraph.from_edges(cupy.asarray(graph.src), cupy.asarray(graph.dst), graph.num_vertices,
                                            cupy.asarray(graph.weights))
@@ -323,9 +349,10 @@ def test_gpu_sssp_validates(variant, graph):
 
 @pytest.fixture(scope="module")
 def kronecker_16():
-    """A SCALE 16 reference graph on the device, its validator and 4 search keys: frontiers of many tiles."""
+    """A SCALE 16 reference graph on the device as the backend builds it (degree-ordered), its validator and
+    4 search keys: frontiers of many tiles."""
     src, dst, weights = gpu_generator.generate_edges(16, 16, 2, 3)
-    csr = gpu_build_csr(src, dst, 1 << 16, weights)
+    csr = gpu_build_csr(src, dst, 1 << 16, weights, degree_ordered=True)
     has_edge = gpu_build.incident_vertices(src, dst, 1 << 16)
     roots, _ = roots_module.search_keys(16, 2, 3, has_edge, 4)
     return csr, ValidationGraph.from_edges(src, dst, 1 << 16, weights), [int(r) for r in roots]

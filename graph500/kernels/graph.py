@@ -28,13 +28,19 @@ class CSRGraph:
 
     ``offsets``: int64, length ``num_vertices + 1``. ``neighbors``: labels of
     dtype ``neighbor_dtype(num_vertices)``. ``weights``: float32 aligned with
-    ``neighbors``, or None for an unweighted graph.
+    ``neighbors``, or None for an unweighted graph. ``order`` and
+    ``new_label`` (or None: the input's labels): a graph built under other
+    labels than its tuples' (the GPU's degree-ordered kernel 1) maps each of
+    its labels to the input's (``order``) and back (``new_label``); kernels
+    take roots and give outputs under the input's labels.
     """
 
     num_vertices: int
     offsets: Any
     neighbors: Any
     weights: Any = None
+    order: Any = None
+    new_label: Any = None
 
     @property
     def num_edges(self):

@@ -14,7 +14,8 @@ allows rather than the graph and the edge list at once.
   straight into the mapped host memory; labels are int32 when ``N <= 2^31``.
   ``graph_generation`` includes pinning that memory (about a second per GiB).
 - Construction: the sort-based device builder (``gpu/build.py``), reading
-  the tuples over the bus.
+  the tuples over the bus, vertices renumbered by decreasing degree (the
+  kernels take roots and give their outputs under the input's labels).
 - Timing: CUDA events on the current stream, one recorded before the search's
   first launch and one after it returns (its last act is the copy of the final
   level's counters, after the parent array is complete), so a search's time
@@ -43,7 +44,8 @@ EDGE_LIST_BYTES = 4 + 4 + 4
 GRAPH_BYTES = 2 * (4 + 4)
 OFFSET_BYTES = 8  # per vertex
 # Device bytes per vertex of each kernel's state (gpu/bfs.py, gpu/sssp.py), its output included:
-BFS_STATE_BYTES = 4 * 1 / 8 + 4 + 4 + 8 + 4 + 4  # four bitmaps, two queues, prefix sums, parents, strongest
+BFS_STATE_BYTES = 4 * 1 / 8 + 4 + 4 + 8 + 4 + 4 + 4  # four bitmaps, two queues, prefix sums, parents (the
+# search's, under the graph's labels, and the output), strongest
 SSSP_STATE_BYTES = 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4  # light ends, state, queues, stamps, prefix sums, outputs
 # Device bytes per vertex while a tree is validated: the tuples' first-endpoint counts, the kept output and
 # the checks' arrays (pointer jumping: ancestors, depths and their gathers; levels, flags, confirmations).
@@ -57,11 +59,11 @@ CONTEXT_BYTES = 640 << 20  # the CUDA context and the loaded modules: 0.51-0.55 
 def device_memory_plan(scale, edgefactor):
     """Device bytes of a run's phases, CUDA context apart: ``{"construction", "searches", "validation"}``."""
     num_vertices, num_tuples = 1 << scale, edgefactor << scale
-    graph = num_tuples * GRAPH_BYTES + num_vertices * OFFSET_BYTES
+    graph = num_tuples * GRAPH_BYTES + num_vertices * (OFFSET_BYTES + gpu_build.LABEL_TABLE_BYTES)
     searches = graph + int(num_vertices * (BFS_STATE_BYTES + SSSP_STATE_BYTES))
     validation_chunk = min(num_tuples, TUPLE_CHUNK) * VALIDATION_CHUNK_TUPLE_BYTES
     return {
-        "construction": gpu_build.build_memory_bytes(num_tuples, num_vertices, weighted=True),
+        "construction": gpu_build.build_memory_bytes(num_tuples, num_vertices, weighted=True, degree_ordered=True),
         "searches": searches,
         "validation": searches + num_vertices * VALIDATION_VERTEX_BYTES + validation_chunk,
     }
@@ -183,7 +185,7 @@ class Backend:
                 runtime.host_mapped_copy(weights.astype("float32", copy=False)))
 
     def build(self, src, dst, num_vertices, weights):
-        graph = gpu_build.build_csr(src, dst, num_vertices, weights)
+        graph = gpu_build.build_csr(src, dst, num_vertices, weights, degree_ordered=True)
         cupy.cuda.get_current_stream().synchronize()  # construction is timed by the caller's clock
         return graph
 

@@ -12,13 +12,34 @@
 #define ERROR_LABEL 0
 #define ERROR_WEIGHT 1
 
+// A tuple's label under the graph's labelling: new_label[x], or x itself when new_label is null.
+template <typename Label>
+__device__ __forceinline__ i64 renamed(const int* __restrict__ new_label, Label x) {
+    return new_label != nullptr ? (i64)new_label[x] : (i64)x;
+}
+
+// Degree ordering: degrees[v] += 1 for each endpoint v of a tuple that is not a
+// self-loop (duplicates counted); tuples with a label out of range are skipped
+// (count_buckets reports them).
+template <typename Label>
+__global__ void __launch_bounds__(THREADS)
+count_degrees(const Label* __restrict__ src, const Label* __restrict__ dst, i64 num_tuples, i64 num_vertices,
+              u32* __restrict__ degrees) {
+    for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
+        const i64 u = src[i], v = dst[i];
+        if (u == v || u < 0 || v < 0 || u >= num_vertices || v >= num_vertices) continue;
+        atomicAdd(&degrees[u], 1u);
+        atomicAdd(&degrees[v], 1u);
+    }
+}
+
 // Step 1: per block, count the directed entries falling in each row bucket
 // (bucket = row >> bucket_shift) into block_counts[block * num_buckets + bucket];
 // count tuples with labels out of range and non-self-loops with bad weights.
 template <typename Label>
 __global__ void __launch_bounds__(THREADS)
 count_buckets(const Label* __restrict__ src, const Label* __restrict__ dst, const u32* __restrict__ weight_bits,
-              i64 num_tuples, i64 num_vertices, int bucket_shift, int num_buckets,
+              const int* __restrict__ new_label, i64 num_tuples, i64 num_vertices, int bucket_shift, int num_buckets,
               u32* __restrict__ block_counts, u64* __restrict__ errors) {
     extern __shared__ u32 histogram[];
     for (int b = threadIdx.x; b < num_buckets; b += THREADS) histogram[b] = 0;
@@ -32,8 +53,8 @@ count_buckets(const Label* __restrict__ src, const Label* __restrict__ dst, cons
         }
         if (u == v) continue;
         if (weight_bits != nullptr && weight_bits[i] > INFINITY_BITS) bad_weights++;
-        atomicAdd(&histogram[u >> bucket_shift], 1u);
-        atomicAdd(&histogram[v >> bucket_shift], 1u);
+        atomicAdd(&histogram[renamed(new_label, u) >> bucket_shift], 1u);
+        atomicAdd(&histogram[renamed(new_label, v) >> bucket_shift], 1u);
     }
     if (bad_labels) atomicAdd(&errors[ERROR_LABEL], (u64)bad_labels);
     if (bad_weights) atomicAdd(&errors[ERROR_WEIGHT], (u64)bad_weights);
@@ -47,15 +68,16 @@ count_buckets(const Label* __restrict__ src, const Label* __restrict__ dst, cons
 // the grid of count_buckets, so that every block sees the same tuples.
 template <typename Label>
 __global__ void __launch_bounds__(THREADS)
-scatter_keys(const Label* __restrict__ src, const Label* __restrict__ dst, i64 num_tuples, int bucket_shift,
-             int num_buckets, const u64* __restrict__ block_cursors, u64* __restrict__ keys) {
+scatter_keys(const Label* __restrict__ src, const Label* __restrict__ dst, const int* __restrict__ new_label,
+             i64 num_tuples, int bucket_shift, int num_buckets, const u64* __restrict__ block_cursors,
+             u64* __restrict__ keys) {
     extern __shared__ u32 placed[];  // entries this block has placed in each bucket so far
     for (int b = threadIdx.x; b < num_buckets; b += THREADS) placed[b] = 0;
     __syncthreads();
     const u64* cursors = block_cursors + (i64)blockIdx.x * num_buckets;
     for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
-        u64 u = (u64)src[i], v = (u64)dst[i];
-        if (u == v) continue;
+        if (src[i] == dst[i]) continue;
+        const u64 u = (u64)renamed(new_label, src[i]), v = (u64)renamed(new_label, dst[i]);
         int bucket_u = (int)(u >> bucket_shift), bucket_v = (int)(v >> bucket_shift);
         keys[cursors[bucket_u] + atomicAdd(&placed[bucket_u], 1u)] = (u << 32) | v;
         keys[cursors[bucket_v] + atomicAdd(&placed[bucket_v], 1u)] = (v << 32) | u;
@@ -123,11 +145,11 @@ __device__ __forceinline__ i64 find_neighbor(const int* neighbors, i64 begin, i6
 template <typename Label>
 __global__ void __launch_bounds__(THREADS)
 min_weights(const Label* __restrict__ src, const Label* __restrict__ dst, const u32* __restrict__ weight_bits,
-            i64 num_tuples, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
-            u32* __restrict__ out_bits) {
+            const int* __restrict__ new_label, i64 num_tuples, const i64* __restrict__ offsets,
+            const int* __restrict__ neighbors, u32* __restrict__ out_bits) {
     for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
-        const int u = (int)src[i], v = (int)dst[i];
-        if (u == v) continue;
+        if (src[i] == dst[i]) continue;
+        const int u = (int)renamed(new_label, src[i]), v = (int)renamed(new_label, dst[i]);
         const u32 bits = weight_bits[i];
         atomicMin(&out_bits[find_neighbor(neighbors, offsets[u], offsets[u + 1], v)], bits);
         atomicMin(&out_bits[find_neighbor(neighbors, offsets[v], offsets[v + 1], u)], bits);

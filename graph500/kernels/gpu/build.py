@@ -28,7 +28,17 @@ Algorithm: a bucketed radix sort of 64-bit keys ``row << 32 | neighbour``
    search in their rows and lowers their weight bits with an atomic min
    (non-negative float32 bit patterns order like the values).
 
-Memory beyond the inputs: keys 16 bytes per tuple, one bucket's sort scratch
+Degree ordering (``degree_ordered``, the GPU backend's kernel 1): before step
+1, each vertex's tuples are counted (self-loops left out, duplicates counted,
+as the CPU backend's degree-ordered build does) and the vertices sorted by
+decreasing count, ties in label order (one radix sort of 64-bit keys
+``~count << 32 | label``); steps 1-5 then read every label through
+``new_label``, so the graph comes out under the new labels, each row sorted
+hubs first. The graph carries ``order`` (new -> input label) and
+``new_label`` (int32 each), and the kernels translate roots and outputs
+through them (see `graph500.kernels.cpu.reorder` for why the order pays).
+
+Memory beyond the inputs: the two label tables (8 bytes per vertex), keys 16 bytes per tuple, one bucket's sort scratch
 (about ``8 * BUCKET_ENTRIES`` bytes), the neighbours (8 bytes per tuple) and
 offsets (8 per vertex) compacted from the keys; the keys freed, the weights
 (8 bytes per tuple): at most ``build_memory_bytes`` (SCALE 24 and 26 on an
@@ -37,7 +47,7 @@ live in mapped host memory (the GPU backend's edge list does): the count,
 scatter and weight passes read them in place over the bus.
 
 Tunables: ``BUCKET_ENTRIES`` (keys per sorted bucket), ``MAX_BUCKETS`` (bound
-on the shared-memory histogram).
+on the shared-memory histogram), ``degree_ordered``.
 """
 
 import operator
@@ -51,25 +61,32 @@ from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 BUCKET_ENTRIES = 1 << 27
 MAX_BUCKETS = 1024
 MAX_VERTICES = 2**31  # int32 neighbours, 32-bit rows in the keys
+LABEL_TABLE_BYTES = 4 + 4  # per vertex of a degree-ordered graph: order and new_label
 
 THREADS = 256  # build.cu's THREADS
 SCAN_TILE = 256 * 8  # build.cu's SCAN_TILE
 _ALL_ONES = 0xFFFFFFFF
 _LABEL_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-_TEMPLATES = ("count_buckets", "scatter_keys", "min_weights", "mark_incident")
+_TEMPLATES = ("count_degrees", "count_buckets", "scatter_keys", "min_weights", "mark_incident")
 _INSTANCES = tuple(f"{template}<{label}>" for template in _TEMPLATES for label in _LABEL_TYPES.values())
 
 
-def build_csr(src, dst, num_vertices, weights=None):
+def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
     """The CSR graph of tuples ``(src[i], dst[i])`` with labels in ``[0, num_vertices)``, on the device.
 
     ``src``, ``dst``: integer arrays (NumPy or CuPy); ``weights``: float32 per
-    tuple, non-negative, or None. Returns a `CSRGraph` of CuPy arrays. Raises
-    ValueError for labels out of range, bad weights or mismatched lengths.
+    tuple, non-negative, or None. Returns a `CSRGraph` of CuPy arrays, under
+    the input's labels or, ``degree_ordered``, by decreasing degree (with
+    ``order`` and ``new_label``). Raises ValueError for labels out of range,
+    bad weights or mismatched lengths.
     """
     num_vertices, src, dst, weight_bits = _checked_inputs(src, dst, num_vertices, weights)
     label = _LABEL_TYPES[src.dtype]
     num_tuples = src.shape[0]
+    order = new_label = None
+    if degree_ordered:
+        order, new_label = _degree_order(src, dst, num_vertices, label)
+    renaming = runtime.NULL if new_label is None else new_label
     bucket_shift, num_buckets = _buckets(num_tuples, num_vertices)
     count_kernel, scatter_kernel = _kernel("count_buckets", label), _kernel("scatter_keys", label)
     grid = min(runtime.persistent_blocks(count_kernel, THREADS, num_tuples),
@@ -80,7 +97,7 @@ def build_csr(src, dst, num_vertices, weights=None):
     errors = cupy.zeros(2, dtype=np.uint64)
     count_kernel(
         (grid,), (THREADS,),
-        (src, dst, runtime.NULL if weight_bits is None else weight_bits, i64(num_tuples), i64(num_vertices),
+        (src, dst, runtime.NULL if weight_bits is None else weight_bits, renaming, i64(num_tuples), i64(num_vertices),
          i32(bucket_shift), i32(num_buckets), block_counts, errors),
         shared_mem=shared_bytes)
     bad_labels, bad_weights = (int(e) for e in errors.get())
@@ -94,7 +111,7 @@ def build_csr(src, dst, num_vertices, weights=None):
     keys = cupy.empty(num_keys, dtype=np.uint64)
     scatter_kernel(
         (grid,), (THREADS,),
-        (src, dst, i64(num_tuples), i32(bucket_shift), i32(num_buckets), block_cursors, keys),
+        (src, dst, renaming, i64(num_tuples), i32(bucket_shift), i32(num_buckets), block_cursors, keys),
         shared_mem=shared_bytes)
     del block_cursors
     for begin, end in sorted(zip(bucket_begin[:-1].tolist(), bucket_begin[1:].tolist()), key=_largest_first):
@@ -103,22 +120,42 @@ def build_csr(src, dst, num_vertices, weights=None):
 
     offsets, neighbors = _compact(keys, num_vertices)
     del keys
-    out_weights = None if weights is None else _min_weights(src, dst, weight_bits, label, offsets, neighbors)
-    return CSRGraph(num_vertices, offsets, neighbors, out_weights)
+    out_weights = None if weights is None else _min_weights(src, dst, weight_bits, renaming, label, offsets,
+                                                            neighbors)
+    return CSRGraph(num_vertices, offsets, neighbors, out_weights, order, new_label)
 
 
-def build_memory_bytes(num_tuples, num_vertices, weighted):
+def _degree_order(src, dst, num_vertices, label):
+    """``(order, new_label)``, int32 on the device: vertices by decreasing tuple count, ties by label."""
+    degrees = cupy.zeros(num_vertices, dtype=np.uint32)
+    if src.shape[0]:
+        count = _kernel("count_degrees", label)
+        count((runtime.persistent_blocks(count, THREADS, src.shape[0]),), (THREADS,),
+              (src, dst, i64(src.shape[0]), i64(num_vertices), degrees))
+    sort_keys = cupy.invert(degrees).astype(np.uint64) << 32
+    del degrees
+    sort_keys |= cupy.arange(num_vertices, dtype=np.uint64)
+    sort_keys.sort()
+    order = (sort_keys & _ALL_ONES).astype(np.int32)
+    del sort_keys
+    new_label = cupy.empty(num_vertices, dtype=np.int32)
+    new_label[order] = cupy.arange(num_vertices, dtype=np.int32)
+    return order, new_label
+
+
+def build_memory_bytes(num_tuples, num_vertices, weighted, degree_ordered=False):
     """The most device memory ``build_csr`` holds at once (inputs not counted), in bytes: a bound.
 
     The keys, the largest bucket's sort scratch (the memory pool keeps it
     for the next sort, and it cannot serve the larger arrays that follow)
     and the neighbours and offsets compacted from the keys; then, the keys
-    freed, the neighbours, offsets and weights.
+    freed, the neighbours, offsets and weights; with degree ordering, the
+    label tables throughout.
     """
     entries = 2 * num_tuples
     keys = 8 * entries
     sort_scratch = 8 * min(entries, BUCKET_ENTRIES)
-    compacted = 4 * entries + 8 * (num_vertices + 1)
+    compacted = 4 * entries + 8 * (num_vertices + 1) + (LABEL_TABLE_BYTES * num_vertices if degree_ordered else 0)
     return max(keys + sort_scratch + compacted, compacted + (4 * entries if weighted else 0))
 
 
@@ -192,14 +229,14 @@ def _compact(keys, num_vertices):
     return offsets, neighbors
 
 
-def _min_weights(src, dst, weight_bits, label, offsets, neighbors):
+def _min_weights(src, dst, weight_bits, renaming, label, offsets, neighbors):
     out_bits = cupy.full(neighbors.shape[0], _ALL_ONES, dtype=np.uint32)
     num_tuples = src.shape[0]
     if num_tuples:
         min_weights = _kernel("min_weights", label)
         min_weights(
             (runtime.persistent_blocks(min_weights, THREADS, num_tuples),), (THREADS,),
-            (src, dst, weight_bits, i64(num_tuples), offsets, neighbors, out_bits))
+            (src, dst, weight_bits, renaming, i64(num_tuples), offsets, neighbors, out_bits))
     return out_bits.view(np.float32)
 
 

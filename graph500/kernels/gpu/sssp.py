@@ -57,6 +57,13 @@ stays the same graph (every row keeps its entries, weights with their
 neighbours), but its rows are no longer sorted by neighbour: no extra copy of
 the edges at SCALE 26, where the device could not hold one.
 
+A degree-ordered graph (the backend's kernel 1, ``graph.order`` set) is
+searched under its own labels: ``start_search`` translates the root, and
+``split_state`` writes the outputs under the input's labels (each input
+label gathers its state through ``new_label``, its parent through
+``order``). The hub core's states then sit together: 56.3 to 49.4 ms a
+search at SCALE 26 on an H100 (16 keys, medians).
+
 Host work: one copy of seven counters per collect and per light iteration
 (frontier size and edges, members and their edges, settled and reached
 vertices, the least distance past the bucket); no Python loop over vertices
@@ -143,10 +150,12 @@ class DeltaSteppingSSSP:
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
     def search(self, root):
-        """``(parents, distances)``: int32 and float32 CuPy arrays; -1 and inf where unreached."""
+        """``(parents, distances)``: int32 and float32 CuPy arrays, under the input's labels; -1 and inf where
+        unreached."""
         n = self.graph.num_vertices
         start = _kernel("start_search")
-        start((runtime.persistent_blocks(start, THREADS, n),), (THREADS,), (i32(root), i64(n), self._state))
+        start((runtime.persistent_blocks(start, THREADS, n),), (THREADS,),
+              (i32(root), runtime.NULL if self.graph.new_label is None else self.graph.new_label, i64(n), self._state))
         self._counts = dict.fromkeys(_TRACE_COUNTS, 0)
         timer = runtime.PhaseTimer(self.record_trace)
         low, tail, settled_edges = np.float32(0), False, 0
@@ -244,5 +253,8 @@ class DeltaSteppingSSSP:
         parents = cupy.empty(n, dtype=np.int32)
         distances = cupy.empty(n, dtype=np.float32)
         split = _kernel("split_state")
-        split((runtime.persistent_blocks(split, THREADS, n),), (THREADS,), (i64(n), self._state, parents, distances))
+        graph = self.graph
+        split((runtime.persistent_blocks(split, THREADS, n),), (THREADS,),
+              (i64(n), self._state, *(runtime.NULL if graph.order is None else table
+                                      for table in (graph.order, graph.new_label)), parents, distances))
         return parents, distances
