@@ -166,34 +166,52 @@ def test_gpu_builder_equals_cpu_builder(graph, weighted):
     assert_same_csr(expected, actual64)
 
 
+def degree_ordered_cpu_csr(graph, weights):
+    """``(csr, order)``: the CPU builder's graph renumbered by decreasing tuple count (ties by label), rows
+    sorted, and the order (new -> input label)."""
+    csr = cpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights)
+    loops = graph.src == graph.dst
+    counts = (np.bincount(graph.src[~loops], minlength=graph.num_vertices)
+              + np.bincount(graph.dst[~loops], minlength=graph.num_vertices))
+    order = np.lexsort((np.arange(graph.num_vertices), -counts))
+    new_label = np.empty_like(order)
+    new_label[order] = np.arange(graph.num_vertices)
+    rows = new_label[np.repeat(np.arange(graph.num_vertices), np.diff(csr.offsets))]
+    columns = new_label[csr.neighbors]
+    entries = np.lexsort((columns, rows))
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=graph.num_vertices))])
+    renumbered = CSRGraph(graph.num_vertices, offsets, columns[entries].astype(np.int32),
+                          None if weights is None else csr.weights[entries])
+    return renumbered, order
+
+
 @pytest.mark.parametrize("graph", GRAPHS, ids=repr)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_degree_ordered_builder_gives_the_graph_renumbered_by_decreasing_tuple_count(graph, weighted):
     weights = graph.weights if weighted else None
-    expected = cpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights)
+    expected, order = degree_ordered_cpu_csr(graph, weights)
     actual = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights, degree_ordered=True)
-    loops = graph.src == graph.dst
-    counts = (np.bincount(graph.src[~loops], minlength=graph.num_vertices)
-              + np.bincount(graph.dst[~loops], minlength=graph.num_vertices))
-    order = np.lexsort((np.arange(graph.num_vertices), -counts))  # decreasing count, ties by label
     np.testing.assert_array_equal(cupy.asnumpy(actual.order), order)
-    new_label = np.empty_like(order)
-    new_label[order] = np.arange(graph.num_vertices)
-    np.testing.assert_array_equal(cupy.asnumpy(actual.new_label), new_label)
-    rows = new_label[np.repeat(np.arange(graph.num_vertices), np.diff(expected.offsets))]
-    columns = new_label[expected.neighbors]
-    entries = np.lexsort((columns, rows))
-    renumbered = CSRGraph(
-        graph.num_vertices, np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=graph.num_vertices))]),
-        columns[entries].astype(np.int32), None if weights is None else expected.weights[entries])
-    assert_same_csr(renumbered, actual)
+    np.testing.assert_array_equal(cupy.asnumpy(actual.new_label)[order], np.arange(graph.num_vertices))
+    assert_same_csr(expected, actual)
 
 
 @pytest.mark.parametrize("graph", GRAPHS[:1] + GRAPHS[-1:], ids=repr)
-def test_gpu_builder_with_many_buckets_equals_cpu_builder(graph, monkeypatch):
+@pytest.mark.parametrize("degree_ordered", [False, True], ids=["input-labels", "degree-ordered"])
+def test_gpu_builder_with_many_buckets_equals_cpu_builder(graph, degree_ordered, monkeypatch):
     monkeypatch.setattr(gpu_build, "BUCKET_ENTRIES", 64)
-    expected = cpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights)
-    assert_same_csr(expected, gpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights))
+    expected = (degree_ordered_cpu_csr(graph, graph.weights)[0] if degree_ordered
+                else cpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights))
+    actual = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights, degree_ordered=degree_ordered)
+    assert_same_csr(expected, actual)
+
+
+def test_buckets_of_known_row_degrees_share_the_keys_and_others_share_the_rows(monkeypatch):
+    monkeypatch.setattr(gpu_build, "BUCKET_ENTRIES", 250)
+    row_degrees = cupy.asarray([500, 100, 100, 100, 100, 50, 25, 25, 0, 0], dtype=np.uint32)  # 1000 keys: 4 buckets
+    # Equal shares end at 250, 500, 750 keys: after row 0 (500 keys, one row) twice, and after row 3 (800).
+    assert gpu_build._bucket_bounds(500, 10, row_degrees).get().tolist() == [0, 1, 4, 10]
+    assert gpu_build._bucket_bounds(500, 10).get().tolist() == [0, 2, 5, 7, 10]
 
 
 def test_gpu_builder_keeps_minimum_weight_of_duplicates():

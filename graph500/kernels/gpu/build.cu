@@ -33,17 +33,39 @@ count_degrees(const Label* __restrict__ src, const Label* __restrict__ dst, i64 
     }
 }
 
-// Step 1: per block, count the directed entries falling in each row bucket
-// (bucket = row >> bucket_shift) into block_counts[block * num_buckets + bucket];
-// count tuples with labels out of range and non-self-loops with bad weights.
+// Row buckets: bucket b holds the rows [bounds[b], bounds[b + 1]); the bounds (num_buckets + 1,
+// ascending, the last = the vertex count) are copied to shared memory beside a per-bucket
+// array of u32, and a row's bucket is found by binary search.
+__device__ __forceinline__ u32* load_buckets(const u32* __restrict__ bucket_bounds, int num_buckets) {
+    extern __shared__ u32 shared[];  // num_buckets per-bucket values, then num_buckets + 1 bounds
+    for (int b = threadIdx.x; b <= num_buckets; b += THREADS) {
+        if (b < num_buckets) shared[b] = 0;
+        shared[num_buckets + b] = bucket_bounds[b];
+    }
+    __syncthreads();
+    return shared;
+}
+
+__device__ __forceinline__ int bucket_of(const u32* shared, int num_buckets, i64 row) {
+    const u32* bounds = shared + num_buckets;
+    int low = 0, high = num_buckets;  // bounds[low] <= row < bounds[high]
+    while (high - low > 1) {
+        const int middle = (low + high) >> 1;
+        if (bounds[middle] <= (u32)row) low = middle; else high = middle;
+    }
+    return low;
+}
+
+// Step 1: per block, count the directed entries falling in each row bucket into
+// block_counts[block * num_buckets + bucket]; count tuples with labels out of range and
+// non-self-loops with bad weights.
 template <typename Label>
 __global__ void __launch_bounds__(THREADS)
 count_buckets(const Label* __restrict__ src, const Label* __restrict__ dst, const u32* __restrict__ weight_bits,
-              const int* __restrict__ new_label, i64 num_tuples, i64 num_vertices, int bucket_shift, int num_buckets,
-              u32* __restrict__ block_counts, u64* __restrict__ errors) {
-    extern __shared__ u32 histogram[];
-    for (int b = threadIdx.x; b < num_buckets; b += THREADS) histogram[b] = 0;
-    __syncthreads();
+              const int* __restrict__ new_label, i64 num_tuples, i64 num_vertices,
+              const u32* __restrict__ bucket_bounds, int num_buckets, u32* __restrict__ block_counts,
+              u64* __restrict__ errors) {
+    u32* histogram = load_buckets(bucket_bounds, num_buckets);
     u32 bad_labels = 0, bad_weights = 0;
     for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
         i64 u = src[i], v = dst[i];
@@ -53,8 +75,8 @@ count_buckets(const Label* __restrict__ src, const Label* __restrict__ dst, cons
         }
         if (u == v) continue;
         if (weight_bits != nullptr && weight_bits[i] > INFINITY_BITS) bad_weights++;
-        atomicAdd(&histogram[renamed(new_label, u) >> bucket_shift], 1u);
-        atomicAdd(&histogram[renamed(new_label, v) >> bucket_shift], 1u);
+        atomicAdd(&histogram[bucket_of(histogram, num_buckets, renamed(new_label, u))], 1u);
+        atomicAdd(&histogram[bucket_of(histogram, num_buckets, renamed(new_label, v))], 1u);
     }
     if (bad_labels) atomicAdd(&errors[ERROR_LABEL], (u64)bad_labels);
     if (bad_weights) atomicAdd(&errors[ERROR_WEIGHT], (u64)bad_weights);
@@ -69,16 +91,14 @@ count_buckets(const Label* __restrict__ src, const Label* __restrict__ dst, cons
 template <typename Label>
 __global__ void __launch_bounds__(THREADS)
 scatter_keys(const Label* __restrict__ src, const Label* __restrict__ dst, const int* __restrict__ new_label,
-             i64 num_tuples, int bucket_shift, int num_buckets, const u64* __restrict__ block_cursors,
-             u64* __restrict__ keys) {
-    extern __shared__ u32 placed[];  // entries this block has placed in each bucket so far
-    for (int b = threadIdx.x; b < num_buckets; b += THREADS) placed[b] = 0;
-    __syncthreads();
+             i64 num_tuples, const u32* __restrict__ bucket_bounds, int num_buckets,
+             const u64* __restrict__ block_cursors, u64* __restrict__ keys) {
+    u32* placed = load_buckets(bucket_bounds, num_buckets);  // entries this block has placed in each bucket
     const u64* cursors = block_cursors + (i64)blockIdx.x * num_buckets;
     for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
         if (src[i] == dst[i]) continue;
         const u64 u = (u64)renamed(new_label, src[i]), v = (u64)renamed(new_label, dst[i]);
-        int bucket_u = (int)(u >> bucket_shift), bucket_v = (int)(v >> bucket_shift);
+        const int bucket_u = bucket_of(placed, num_buckets, u), bucket_v = bucket_of(placed, num_buckets, v);
         keys[cursors[bucket_u] + atomicAdd(&placed[bucket_u], 1u)] = (u << 32) | v;
         keys[cursors[bucket_v] + atomicAdd(&placed[bucket_v], 1u)] = (v << 32) | u;
     }

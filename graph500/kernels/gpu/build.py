@@ -9,9 +9,11 @@ Algorithm: a bucketed radix sort of 64-bit keys ``row << 32 | neighbour``
 (CUDA C++ in ``build.cu``; the sorts are CuPy's radix sort).
 
 1. Count. The tuples are cut among the blocks of a persistent grid; each
-   block counts its directed entries per bucket (``2^bucket_shift``
-   consecutive rows) in a shared-memory histogram and writes its row of a
-   (block, bucket) table. Labels out of range and bad weights are counted.
+   block counts its directed entries per bucket (a range of consecutive
+   rows: equal ranges, or, when the rows' tuple counts are known (degree
+   ordering), ranges of about equal entries) in a shared-memory histogram
+   and writes its row of a (block, bucket) table. Labels out of range and
+   bad weights are counted.
 2. Scatter. Prefix sums over the table, bucket-major, give every block a
    private cursor in every bucket's region; the block writes each entry's key
    there (shared-memory atomics within the block, none across blocks).
@@ -83,22 +85,25 @@ def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
     num_vertices, src, dst, weight_bits = _checked_inputs(src, dst, num_vertices, weights)
     label = _LABEL_TYPES[src.dtype]
     num_tuples = src.shape[0]
-    order = new_label = None
+    order = new_label = row_degrees = None
     if degree_ordered:
-        order, new_label = _degree_order(src, dst, num_vertices, label)
+        order, new_label, row_degrees = _degree_order(src, dst, num_vertices, label)
     renaming = runtime.NULL if new_label is None else new_label
-    bucket_shift, num_buckets = _buckets(num_tuples, num_vertices)
+    bucket_bounds = _bucket_bounds(num_tuples, num_vertices, row_degrees)
+    del row_degrees
+    cupy.get_default_memory_pool().free_all_blocks()  # the ordering's scratch: the keys cannot reuse it
+    num_buckets = bucket_bounds.shape[0] - 1
     count_kernel, scatter_kernel = _kernel("count_buckets", label), _kernel("scatter_keys", label)
     grid = min(runtime.persistent_blocks(count_kernel, THREADS, num_tuples),
                runtime.persistent_blocks(scatter_kernel, THREADS))
-    shared_bytes = 4 * num_buckets
+    shared_bytes = 4 * (2 * num_buckets + 1)
 
     block_counts = cupy.empty((grid, num_buckets), dtype=np.uint32)
     errors = cupy.zeros(2, dtype=np.uint64)
     count_kernel(
         (grid,), (THREADS,),
         (src, dst, runtime.NULL if weight_bits is None else weight_bits, renaming, i64(num_tuples), i64(num_vertices),
-         i32(bucket_shift), i32(num_buckets), block_counts, errors),
+         bucket_bounds, i32(num_buckets), block_counts, errors),
         shared_mem=shared_bytes)
     bad_labels, bad_weights = (int(e) for e in errors.get())
     if bad_labels:
@@ -111,7 +116,7 @@ def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
     keys = cupy.empty(num_keys, dtype=np.uint64)
     scatter_kernel(
         (grid,), (THREADS,),
-        (src, dst, renaming, i64(num_tuples), i32(bucket_shift), i32(num_buckets), block_cursors, keys),
+        (src, dst, renaming, i64(num_tuples), bucket_bounds, i32(num_buckets), block_cursors, keys),
         shared_mem=shared_bytes)
     del block_cursors
     for begin, end in sorted(zip(bucket_begin[:-1].tolist(), bucket_begin[1:].tolist()), key=_largest_first):
@@ -126,7 +131,8 @@ def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
 
 
 def _degree_order(src, dst, num_vertices, label):
-    """``(order, new_label)``, int32 on the device: vertices by decreasing tuple count, ties by label."""
+    """``(order, new_label, row_degrees)`` on the device: vertices by decreasing tuple count, ties by label
+    (int32 tables), and the counts in that order (uint32)."""
     degrees = cupy.zeros(num_vertices, dtype=np.uint32)
     if src.shape[0]:
         count = _kernel("count_degrees", label)
@@ -137,10 +143,11 @@ def _degree_order(src, dst, num_vertices, label):
     sort_keys |= cupy.arange(num_vertices, dtype=np.uint64)
     sort_keys.sort()
     order = (sort_keys & _ALL_ONES).astype(np.int32)
+    row_degrees = cupy.invert((sort_keys >> 32).astype(np.uint32))
     del sort_keys
     new_label = cupy.empty(num_vertices, dtype=np.int32)
     new_label[order] = cupy.arange(num_vertices, dtype=np.int32)
-    return order, new_label
+    return order, new_label, row_degrees
 
 
 def build_memory_bytes(num_tuples, num_vertices, weighted, degree_ordered=False):
@@ -188,12 +195,20 @@ def _labels(values):
     return values if values.dtype in _LABEL_TYPES else values.astype(np.int64)
 
 
-def _buckets(num_tuples, num_vertices):
-    """``(bucket_shift, num_buckets)``: about BUCKET_ENTRIES keys a bucket, at most MAX_BUCKETS buckets."""
-    wanted = min(MAX_BUCKETS, max(1, -(-2 * num_tuples // BUCKET_ENTRIES)))
-    vertex_bits = max(0, (num_vertices - 1).bit_length())
-    shift = max(0, vertex_bits - (wanted - 1).bit_length())
-    return shift, max(1, -(-num_vertices // (1 << shift)))
+def _bucket_bounds(num_tuples, num_vertices, row_degrees=None):
+    """The first row of each bucket and the vertex count (uint32, on the device): about BUCKET_ENTRIES keys
+    a bucket, at most MAX_BUCKETS buckets. With each row's tuple count (``row_degrees``), the buckets share
+    the keys equally (a degree-ordered graph's first rows hold most of them); without, the rows."""
+    wanted = min(MAX_BUCKETS, max(1, -(-2 * num_tuples // BUCKET_ENTRIES)), max(1, num_vertices))
+    if row_degrees is None or wanted == 1:
+        bounds = cupy.arange(wanted + 1, dtype=np.uint64) * num_vertices // wanted
+    else:
+        entries_through = cupy.cumsum(row_degrees, dtype=np.uint64)  # keys in the rows up to each row
+        shares = cupy.arange(1, wanted, dtype=np.uint64) * entries_through[-1] // wanted
+        inner = cupy.searchsorted(entries_through, shares, side="left") + 1
+        bounds = cupy.unique(cupy.concatenate([cupy.zeros(1, np.uint64), inner.astype(np.uint64),
+                                               cupy.full(1, num_vertices, np.uint64)]))
+    return bounds.astype(np.uint32)
 
 
 def _largest_first(span):
