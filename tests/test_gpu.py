@@ -385,7 +385,7 @@ def test_gpu_bfs_validates_at_scale_16(kernel_name, kronecker_16):
 
 
 @pytest.mark.parametrize("variant", ["default", "always-pull", "push-only"])
-@pytest.mark.parametrize("delta", [gpu_sssp.DELTA, 0.01])  # 0.01: most vertices have no light edge
+@pytest.mark.parametrize("delta", [None, 0.01])  # the default rule (about 0.25 here); 0.01: few light edges
 def test_gpu_sssp_validates_at_scale_16(delta, variant, kronecker_16):
     csr, validation_graph, roots = kronecker_16
     kernel = gpu_sssp.DeltaSteppingSSSP(csr, **{"delta": delta, **SSSP_VARIANTS[variant]})
@@ -400,6 +400,14 @@ def test_gpu_sssp_pulls_the_hub_core_and_ends_with_a_tail(kronecker_16):
     for root in roots:
         validate_sssp(validation_graph, root, *kernel.search(root))
         assert kernel.summary["pulls"] >= 1 and kernel.summary["tail_iterations"] >= 1
+
+
+def test_default_delta_falls_with_the_square_root_of_the_largest_degree(kronecker_16):
+    assert gpu_sssp.delta_for(0) == gpu_sssp.delta_for(1) == 1.0  # capped: every Graph500 weight light
+    assert gpu_sssp.delta_for(4 * 10**6) == pytest.approx(gpu_sssp.DELTA_SCALE / 2000)
+    csr = kronecker_16[0]
+    kernel = gpu_sssp.DeltaSteppingSSSP(csr)
+    assert kernel.delta == np.float32(gpu_sssp.delta_for(int(cupy.diff(csr.offsets).max())))
 
 
 def test_light_heavy_split_keeps_every_edge_light_first():

@@ -77,7 +77,8 @@ three queues (frontier, next frontier, members; int32), stamps of the last
 iteration and bucket each vertex joined (int32; never cleared: ids grow over
 the kernel's life), prefix sums (uint64).
 
-Tunables: ``delta`` (DELTA; Graph500 weights are uniform in [0, 1)),
+Tunables: ``delta`` (default: ``delta_for`` the graph's largest degree,
+``DELTA_SCALE / sqrt(max_degree)``; Graph500 weights are uniform in [0, 1)),
 ``pull_ratio`` (PULL_RATIO), ``tail_fraction`` (TAIL_FRACTION; 0: no tail),
 ``trace`` (time the phases of a search with CUDA events; off for timed
 runs). ``self.summary`` holds the last search's buckets, light and tail
@@ -92,9 +93,14 @@ from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 
-# Measured on an H100 at SCALE 24 (benchmarks/gpu_notes.md): delta 0.035-0.07 and pull ratios 0.5-2 within
-# the noise; tail fractions 0.1, 0.2, 0.3: median 18.0, 17.0-18.8, 15.9 ms.
-DELTA = 0.05
+# delta = DELTA_SCALE / sqrt(largest degree). On an H100, degree-ordered graphs, 16 keys, 3 interleaved rounds
+# (benchmarks/gpu_notes.md, item 9), the best delta fell as the graph grew: SCALE 24 0.035 (1.03x over 0.05,
+# 0.025 0.99x), SCALE 26 0.025 (1.16x over 0.05; 0.02 and 0.015 1.06x and 1.04x over 0.035, 0.025 1.07x), SCALE
+# 27 0.02 (1.08x over 0.035; 0.025 1.05x); the largest degree grows about 1.6x a SCALE (65 k at SCALE 20, 163 k at
+# 22), so 25.5 / sqrt(degree) gives about 0.04, 0.025 and 0.02 there. Before degree ordering, at SCALE 24: delta
+# 0.035-0.07 and pull ratios 0.5-2 within the noise; tail fractions 0.1, 0.2, 0.3: median 18.0, 17.0-18.8,
+# 15.9 ms.
+DELTA_SCALE = 25.5
 PULL_RATIO = 1.0
 TAIL_FRACTION = 0.3
 
@@ -111,6 +117,12 @@ def _kernel(name):
     return runtime.kernel("sssp", name)
 
 
+def delta_for(max_degree):
+    """The default bucket width for a graph whose largest degree is ``max_degree``: DELTA_SCALE /
+    sqrt(max_degree), at most 1 (every Graph500 weight light)."""
+    return min(1.0, DELTA_SCALE / max(1, max_degree) ** 0.5)
+
+
 @register(default=True)
 class DeltaSteppingSSSP:
     """Bucketed delta-stepping: edge-parallel light phases, push or pull heavy phases, Bellman-Ford tail."""
@@ -119,9 +131,11 @@ class DeltaSteppingSSSP:
     kind = "sssp"
     backend = "gpu"
 
-    def __init__(self, graph, *, delta=DELTA, pull_ratio=PULL_RATIO, tail_fraction=TAIL_FRACTION, trace=False):
+    def __init__(self, graph, *, delta=None, pull_ratio=PULL_RATIO, tail_fraction=TAIL_FRACTION, trace=False):
         if graph.weights is None:
             raise ValueError("delta-stepping needs a weighted graph")
+        if delta is None:
+            delta = delta_for(int(cupy.diff(graph.offsets).max()) if graph.num_vertices else 0)
         if not delta > 0:
             raise ValueError(f"delta must be positive, got {delta}")
         self.graph = graph
