@@ -94,7 +94,7 @@ from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 
 # delta = DELTA_SCALE / sqrt(largest degree). On an H100, degree-ordered graphs, 16 keys, 3 interleaved rounds
-# (benchmarks/gpu_notes.md, item 9), the best delta fell as the graph grew: SCALE 24 0.035 (1.03x over 0.05,
+# (benchmarks/gpu_notes.md, item 10), the best delta fell as the graph grew: SCALE 24 0.035 (1.03x over 0.05,
 # 0.025 0.99x), SCALE 26 0.025 (1.16x over 0.05; 0.02 and 0.015 1.06x and 1.04x over 0.035, 0.025 1.07x), SCALE
 # 27 0.02 (1.08x over 0.035; 0.025 1.05x); the largest degree grows about 1.6x a SCALE (65 k at SCALE 20, 163 k at
 # 22), so 25.5 / sqrt(degree) gives about 0.04, 0.025 and 0.02 there. Before degree ordering, at SCALE 24: delta
