@@ -40,11 +40,15 @@ hubs first. The graph carries ``order`` (new -> input label) and
 ``new_label`` (int32 each), and the kernels translate roots and outputs
 through them (see `graph500.kernels.cpu.reorder` for why the order pays).
 
-Memory beyond the inputs: the two label tables (8 bytes per vertex), keys 16 bytes per tuple, one bucket's sort scratch
-(about ``8 * BUCKET_ENTRIES`` bytes), the neighbours (8 bytes per tuple) and
-offsets (8 per vertex) compacted from the keys; the keys freed, the weights
-(8 bytes per tuple): at most ``build_memory_bytes`` (SCALE 24 and 26 on an
-H100: 2% above the memory pool's measured high-water mark). The inputs may
+Memory beyond the inputs: the two label tables (8 bytes per vertex), keys
+16 bytes per tuple, one bucket's sort scratch (about ``8 * BUCKET_ENTRIES``
+bytes), the neighbours (8 bytes per tuple) and offsets (8 per vertex)
+compacted from the keys; the keys freed, the weights (8 bytes per tuple):
+at most ``build_memory_bytes`` (SCALE 24 and 26 on an H100: 2% above the
+memory pool's measured high-water mark, before degree ordering). The buckets
+share the keys about equally (by the rows' tuple counts when the graph is
+degree-ordered, whose first rows hold most keys), so no bucket's sort needs
+much more scratch than another's. The inputs may
 live in mapped host memory (the GPU backend's edge list does): the count,
 scatter and weight passes read them in place over the bus.
 
