@@ -5,19 +5,20 @@
 
 For each SCALE (edgefactor 16, seeds 2 and 3, the reference's search keys)
 it builds the weighted graph once per ordering (kernel 1's labels: by
-decreasing degree, as the backend builds it, or the input's), constructs the default SSSP kernel first
-(its construction partitions the rows by weight, as in a run), then runs
+decreasing degree, as the backend builds it, or the input's), then runs
 rounds: in each round every BFS variant, then every SSSP variant, searches
 from every key (A B C A B C ...). A variant is ``default`` or
 ``name=value,...`` of the kernel's tunables; the first listed is the
-baseline. Every variant's trees are validated in the first round. Printed
-per variant: the harmonic-mean TEPS of its rounds (median), and the ratio
-to the baseline of the same round, median and spread (min to max) over the
-rounds. SSSP variants must share the baseline's delta (the rows are
-partitioned for it).
+baseline. An SSSP kernel is constructed again before each of its rounds (its
+construction partitions the graph's rows by its delta, as in a run), so SSSP
+variants may differ in delta. Every variant's trees are validated first.
+Printed per variant: the harmonic-mean TEPS of its rounds (median), and the
+ratio to the baseline of the same round, median and spread (min to max) over
+the rounds.
 """
 
 import argparse
+import functools
 
 import numpy as np
 from tabulate import tabulate
@@ -44,30 +45,35 @@ def measure(scale, bfs_settings, sssp_settings, orderings, num_roots, rounds):
     has_edge = backend.incident_vertices(src, dst, num_vertices)
     roots = [int(root) for root in roots_module.search_keys(scale, *SEEDS, has_edge, num_roots)[0]]
     validation_graph = ValidationGraph.from_edges(src, dst, num_vertices, weights)
-    variants = []
+    variants = []  # (kind, setting, a function giving the kernel to search with)
     for ordering in orderings:
         graph = gpu_build.build_csr(src, dst, num_vertices, weights, degree_ordered=ordering == "degree")
-        baseline_sssp = gpu_sssp.DeltaSteppingSSSP(graph)  # partitions the rows, as a run's construction does
         prefix = f"{ordering}: " if len(orderings) > 1 else ""
-        variants += [("bfs", prefix + setting, gpu_bfs.DirectionOptimizingBFS(graph, **kernel_options(setting)))
-                     for setting in bfs_settings]
-        variants += [("sssp", prefix + setting, gpu_sssp.DeltaSteppingSSSP(graph, **kernel_options(setting))
-                      if setting != "default" else baseline_sssp) for setting in sssp_settings]
+        for setting in bfs_settings:
+            bfs_kernel = gpu_bfs.DirectionOptimizingBFS(graph, **kernel_options(setting))
+            variants.append(("bfs", prefix + setting, lambda kernel=bfs_kernel: kernel))
+        for setting in sssp_settings:  # built again for each round: its construction splits the rows by its delta
+            variants.append(("sssp", prefix + setting,
+                             functools.partial(gpu_sssp.DeltaSteppingSSSP, graph, **kernel_options(setting))))
     del src, dst, weights
     nedges = None
-    for kind, setting, kernel in variants:  # validate every variant's trees; nedge per key for the TEPS
+    for kind, setting, make_kernel in variants:  # validate every variant's trees; nedge per key for the TEPS
         check = validate_bfs if kind == "bfs" else validate_sssp
+        kernel = make_kernel()
         counts = []
         for root in roots:
             output = kernel.search(root)
             counts.append(check(validation_graph, root, *(output if isinstance(output, tuple) else (output,))))
+        del kernel, output
         nedges = nedges or counts
         if counts != nedges:
             raise SystemExit(f"{kind} {setting}: nedge differs from the first variant's")
     teps = {(kind, setting): [] for kind, setting, _ in variants}
     for _ in range(rounds):
-        for kind, setting, kernel in variants:
+        for kind, setting, make_kernel in variants:
+            kernel = make_kernel()
             times = timed_round(backend, kernel, roots)
+            del kernel
             teps[kind, setting].append(stats.teps_summary(times, nedges)["harmonic_mean"])
     rows = []
     for kind in ("bfs", "sssp"):
