@@ -161,7 +161,8 @@ def generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed=None)
         via_src = src_distance + weights
         via_dst = dst_distance + weights
         if not_minimal is None:
-            not_minimal = offset(first, first_true(xp, both_reached & ((dst_distance > via_src) | (src_distance > via_dst))))
+            too_far = (dst_distance > via_src) | (src_distance > via_dst)
+            not_minimal = offset(first, first_true(xp, both_reached & too_far))
         src_confirmed = both_reached & (xp.take(parents, src) == dst) & (src_distance == via_dst)
         dst_confirmed = both_reached & (xp.take(parents, dst) == src) & (dst_distance == via_src)
         confirmed[src[src_confirmed]] = True
