@@ -2,7 +2,7 @@
 bottom-up bandwidth.
 
     PYTHONPATH=. python benchmarks/gpu.py [--scales 20 22 24 26] [--roots 64] [--sssp default delta=0.1,tail_fraction=0]
-                                          [--json PATH]
+                                          [--json PATH] [--profile]
 
 For each SCALE (edgefactor 16, seeds 2 and 3, the reference's search keys):
 generate on the GPU (edges and weights per second), build the weighted CSR
@@ -22,15 +22,22 @@ every scanned vertex (16), per neighbour read its label and its frontier word
 (4 + 4), and a parent per discovered vertex (4). Those bytes over the levels'
 time, against the device-to-device copy bandwidth measured in the same run
 (bytes read plus bytes written), show how close bottom-up runs to memory speed.
+
+With ``--profile``, then, per SCALE, the per-kernel profile of the default
+BFS and SSSP under Nsight Compute (``gpu_profile.py``): each kernel's share
+of a search's time, its DRAM bytes/s against the copy bandwidth, L2 hit rate
+and occupancy, and the time between kernels.
 """
 
 import argparse
 import json
+import tempfile
 import time
 
 import cupy
 import numpy as np
 
+import gpu_profile  # benchmarks/gpu_profile.py, beside this script
 from graph500 import kernels, stats
 from graph500.generators import roots as roots_module
 from graph500.kernels.gpu import bfs as gpu_bfs
@@ -188,6 +195,9 @@ def main():
     parser.add_argument("--trace", action="store_true",
                         help="print the direction-optimizing BFS levels and the SSSP phases of one search")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
+    parser.add_argument("--profile", action="store_true",
+                        help="then the per-kernel profile of the default BFS and SSSP under Nsight Compute "
+                             "(gpu_profile.py; ncu on the PATH or at its usual place)")
     args = parser.parse_args()
     bandwidth = copy_bandwidth()
     print(f"device: {Backend().describe()['device']}; copy bandwidth {bandwidth / 1e9:.0f} GB/s (read + write)",
@@ -198,6 +208,10 @@ def main():
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"copy_bytes_per_second": bandwidth, "rows": rows}, handle, indent=1)
+    if args.profile:
+        with tempfile.TemporaryDirectory() as workdir:
+            gpu_profile.profile(args.scales, gpu_profile.SEARCHES, gpu_profile.PROFILED_SEARCHES,
+                                gpu_profile.find_ncu(), workdir)
 
 
 if __name__ == "__main__":

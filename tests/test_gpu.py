@@ -209,9 +209,11 @@ def test_gpu_builder_with_many_buckets_equals_cpu_builder(graph, degree_ordered,
 def test_buckets_of_known_row_degrees_share_the_keys_and_others_share_the_rows(monkeypatch):
     monkeypatch.setattr(gpu_build, "BUCKET_ENTRIES", 250)
     row_degrees = cupy.asarray([500, 100, 100, 100, 100, 50, 25, 25, 0, 0], dtype=np.uint32)  # 1000 keys: 4 buckets
-    # Equal shares end at 250, 500, 750 keys: after row 0 (500 keys, one row) twice, and after row 3 (800).
-    assert gpu_build._bucket_bounds(500, 10, row_degrees).get().tolist() == [0, 1, 4, 10]
+    # Equal shares end at 250, 500, 750 keys: after row 0 (500 keys, one row) twice (an empty bucket between),
+    # and after row 3 (800).
+    assert gpu_build._bucket_bounds(500, 10, row_degrees).get().tolist() == [0, 1, 1, 4, 10]
     assert gpu_build._bucket_bounds(500, 10).get().tolist() == [0, 2, 5, 7, 10]
+    assert gpu_build._bucket_bounds(100, 10, row_degrees).get().tolist() == [0, 10]  # one bucket
 
 
 def test_gpu_builder_keeps_minimum_weight_of_duplicates():

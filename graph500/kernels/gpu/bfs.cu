@@ -38,20 +38,22 @@ struct LevelTally : BlockTally<NUM_COUNTERS> {
 };
 
 // Start a search from input_root (under the graph's labels through new_label, unless null):
-// parents -1 but the root's, visited = the vertices that are
-// never searched (no edges, or past N) plus the root, the queue = [root].
+// parents -1 but the root's, visited = the vertices that are never searched (no edges, or
+// past N) plus the root, the queue = [root]. Only parents [0, filled_vertices) are written
+// (a degree-ordered graph's vertices without edges, [filled_vertices, N), are never read).
 extern "C" __global__ void __launch_bounds__(THREADS)
-start_search(int input_root, const int* __restrict__ new_label, i64 num_vertices, int num_words,
+start_search(int input_root, const int* __restrict__ new_label, i64 filled_vertices, int num_words,
              const u32* __restrict__ never_searched, const i64* __restrict__ offsets, u32 hub_degree,
              int* __restrict__ parent, u32* __restrict__ visited, int* __restrict__ queue, u64* __restrict__ counters) {
     const int root = new_label != nullptr ? new_label[input_root] : input_root;
     const i64 stride = (i64)gridDim.x * THREADS;
-    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += stride)
+    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < filled_vertices; v += stride)
         parent[v] = v == root ? root : -1;
     for (i64 w = blockIdx.x * (i64)THREADS + threadIdx.x; w < num_words; w += stride)
         visited[w] = never_searched[w] | (w == (root >> 5) ? 1u << (root & 31) : 0u);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         const u32 degree = degree_of(offsets, root);
+        if (root >= filled_vertices) parent[root] = root;
         queue[0] = root;
         for (int k = 0; k < NUM_COUNTERS; ++k) counters[k] = 0;
         counters[FRONTIER_SIZE] = 1;
@@ -222,15 +224,35 @@ bitmap_to_queue(const u32* __restrict__ bitmap, int num_words, const u64* __rest
     for (; bits; bits &= bits - 1) queue[rank++] = (w << 5) | (__ffs(bits) - 1);
 }
 
-// A degree-ordered graph's search ends here: the parents under the input's labels, one
-// thread a vertex v (input label): original[v] = order[parent[new_label[v]]] (-1 kept).
-// A gather, so the writes are coalesced (scattering through order wrote 4 bytes at random
-// per vertex: 3.5x slower at SCALE 26).
+// A degree-ordered graph's search ends here: the parents under the input's labels, for
+// input label v: original[v] = order[parent[new_label[v]]] (-1 kept). A gather, so the
+// writes are coalesced (scattering through order wrote 4 bytes at random per vertex: 3.5x
+// slower at SCALE 26). The random reads are of parent, so a vertex without edges (label
+// >= filled_vertices: -1 unless it is the root) skips it, and each thread maps
+// REMAP_VERTICES consecutive vertices, so that their independent loads are in flight together.
+#define REMAP_VERTICES 4
+
+__device__ __forceinline__ int input_parent(int x, i64 filled_vertices, int root, const int* __restrict__ order,
+                                            const int* __restrict__ parent) {
+    const int p = x < filled_vertices ? parent[x] : (x == root ? root : -1);
+    return p >= 0 ? order[p] : -1;
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS)
-parents_to_input_labels(i64 num_vertices, const int* __restrict__ order, const int* __restrict__ new_label,
-                        const int* __restrict__ parent, int* __restrict__ original) {
-    const i64 v = blockIdx.x * (i64)THREADS + threadIdx.x;
-    if (v >= num_vertices) return;
-    const int p = parent[new_label[v]];
-    original[v] = p >= 0 ? order[p] : -1;
+parents_to_input_labels(i64 num_vertices, i64 filled_vertices, int input_root, const int* __restrict__ order,
+                        const int* __restrict__ new_label, const int* __restrict__ parent,
+                        int* __restrict__ original) {
+    const int root = new_label[input_root];
+    const i64 first = (blockIdx.x * (i64)THREADS + threadIdx.x) * REMAP_VERTICES;
+    if (first + REMAP_VERTICES <= num_vertices) {
+        const int4 x = *reinterpret_cast<const int4*>(&new_label[first]);
+        *reinterpret_cast<int4*>(&original[first]) =
+            make_int4(input_parent(x.x, filled_vertices, root, order, parent),
+                      input_parent(x.y, filled_vertices, root, order, parent),
+                      input_parent(x.z, filled_vertices, root, order, parent),
+                      input_parent(x.w, filled_vertices, root, order, parent));
+    } else {
+        for (i64 v = first; v < num_vertices; ++v)
+            original[v] = input_parent(new_label[v], filled_vertices, root, order, parent);
+    }
 }

@@ -43,9 +43,15 @@ the bottom-up levels run twice as fast at SCALE 26 on an H100 (1.14 and
 0.66 ms to 0.57 and 0.34 ms). The search runs under the graph's labels
 (``start_search`` translates the root) and ends with one gather,
 ``parents_to_input_labels``: parent of input label ``v`` =
-``order[parent[new_label[v]]]``, 0.52 ms at SCALE 26, inside the timed
-search (scattering through ``order`` instead cost 1.8 ms: 4-byte writes at
-random); the whole search went from 2.62 to 2.22 ms (16 keys, medians).
+``order[parent[new_label[v]]]``, inside the timed search (scattering through
+``order`` instead cost 1.8 ms at SCALE 26: 4-byte writes at random). The
+gather's cost is its random reads of ``parent``: a vertex without edges
+(label ``>= filled``, the first label past the last vertex with edges) takes
+-1 without that read, and ``start_search`` writes -1 only into ``[0,
+filled)``; each thread maps 4 consecutive vertices (their loads in flight
+together). At SCALE 24 the gather moves 2.4 TB/s (81% of the copy rate,
+Nsight Compute); the search got 1.12x faster at SCALE 26 with it (3 pairs
+of processes, benchmarks/gpu_trees.py).
 
 Direction changes: top-down to bottom-up sets the queue's bits in a cleared
 bitmap; bottom-up to top-down compacts the frontier bitmap into a queue
@@ -74,7 +80,8 @@ output, -1 unreached); bitmaps ``visited``, ``frontier``, ``next_frontier``
 and ``never_searched`` (W uint32 each); two queues of vertices (int32, N
 each; a bottom-up level borrows the idle one as its long queue); prefix sums
 (uint64, N); each vertex's strongest neighbour (int32, N); for a
-degree-ordered graph, the search's parents under its labels (int32, N).
+degree-ordered graph, the search's parents under its labels (int32, N; only
+``[0, filled)`` written).
 
 Tunables (constructor arguments): ``alpha`` (ALPHA), ``beta`` (BETA),
 ``switch_rule``, ``hub_share`` (HUB_SHARE), ``hub_degree`` (HUB_DEGREE),
@@ -100,6 +107,7 @@ SWITCH_RULES = ("beamer", "hub-share")
 
 TOP_DOWN, BOTTOM_UP = "top-down", "bottom-up"
 THREADS = 256  # common.cuh's BLOCK_THREADS
+REMAP_VERTICES = 4  # bfs.cu's REMAP_VERTICES
 EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
 # bfs.cu's counters
 FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS, LONG_QUEUE_SIZE, SCANNED_VERTICES, SCANNED_EDGES = range(6)
@@ -131,6 +139,12 @@ class LevelSynchronousBFS:
         self._num_words = (n + 31) // 32
         degrees = cupy.diff(graph.offsets)
         self._never_searched = _bitmap(degrees == 0, self._num_words)
+        # parents a search writes -1 into, [0, filled): past the last vertex with edges, when the search maps
+        # its parents back to the input's labels (degree-ordered graphs put the vertices without edges last)
+        self._filled_vertices = n
+        if graph.order is not None:
+            with_edges = cupy.flatnonzero(degrees)
+            self._filled_vertices = int(with_edges[-1]) + 1 if with_edges.size else 0
         self._num_hubs = int((degrees >= self.hub_degree).sum())
         del degrees
         self._visited = cupy.empty(self._num_words, dtype=np.uint32)
@@ -159,8 +173,8 @@ class LevelSynchronousBFS:
         renumbered = graph.order is not None
         parent = self._parent if renumbered else cupy.empty(graph.num_vertices, dtype=np.int32)
         start = _kernel("start_search")
-        start((runtime.persistent_blocks(start, THREADS, graph.num_vertices),), (THREADS,),
-              (i32(root), runtime.NULL if graph.new_label is None else graph.new_label, i64(graph.num_vertices),
+        start((runtime.persistent_blocks(start, THREADS, self._filled_vertices),), (THREADS,),
+              (i32(root), runtime.NULL if graph.new_label is None else graph.new_label, i64(self._filled_vertices),
                i32(self._num_words), self._never_searched, graph.offsets, u32(self.hub_degree), parent,
                self._visited, self._queue, self._counters.device))
         counts = self._counters.read()
@@ -193,14 +207,17 @@ class LevelSynchronousBFS:
             previous_size = size
             size, edges, hubs = (int(counts[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS))
             unexplored -= edges
-        return self._to_input_labels(parent) if renumbered else parent
+        return self._to_input_labels(parent, root) if renumbered else parent
 
-    def _to_input_labels(self, parent):
+    def _to_input_labels(self, parent, input_root):
         """The parents of a degree-ordered graph's search under the input's labels (a new array)."""
-        n = self.graph.num_vertices
+        graph = self.graph
+        n = graph.num_vertices
         original = cupy.empty(n, dtype=np.int32)
-        _kernel("parents_to_input_labels")((runtime.blocks_for(n, THREADS),), (THREADS,),
-                                           (i64(n), self.graph.order, self.graph.new_label, parent, original))
+        _kernel("parents_to_input_labels")(
+            (runtime.blocks_for(n, THREADS * REMAP_VERTICES),), (THREADS,),
+            (i64(n), i64(self._filled_vertices), i32(input_root), graph.order, graph.new_label,
+             parent, original))
         return original
 
     def _choose_direction(self, direction, size, edges, hubs, unexplored, previous_size):

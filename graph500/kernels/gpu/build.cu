@@ -56,6 +56,29 @@ __device__ __forceinline__ int bucket_of(const u32* shared, int num_buckets, i64
     return low;
 }
 
+// Bucket bounds sharing the keys equally, from each row's inclusive running key count
+// (entries_through): bound 0 is row 0, bound num_buckets the vertex count, bound b between
+// them the row after the first whose running count reaches b / num_buckets of the keys. A
+// row holding more than a share (a hub) makes equal bounds: empty buckets, which
+// bucket_of never returns.
+extern "C" __global__ void __launch_bounds__(THREADS)
+bounds_by_share(const u64* __restrict__ entries_through, i64 num_vertices, int num_buckets,
+                u32* __restrict__ bucket_bounds) {
+    const int b = blockIdx.x * THREADS + threadIdx.x;
+    if (b > num_buckets) return;
+    if (b == 0 || b == num_buckets || num_vertices == 0) {
+        bucket_bounds[b] = b == 0 ? 0u : (u32)num_vertices;
+        return;
+    }
+    const u64 share = b * entries_through[num_vertices - 1] / num_buckets;
+    i64 low = 0, high = num_vertices - 1;  // the first row with entries_through[row] >= share
+    while (low < high) {
+        const i64 middle = (low + high) >> 1;
+        if (entries_through[middle] >= share) high = middle; else low = middle + 1;
+    }
+    bucket_bounds[b] = (u32)min(low + 1, num_vertices);
+}
+
 // Step 1: per block, count the directed entries falling in each row bucket into
 // block_counts[block * num_buckets + bucket]; count tuples with labels out of range and
 // non-self-loops with bad weights.

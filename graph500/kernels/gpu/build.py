@@ -202,17 +202,16 @@ def _labels(values):
 def _bucket_bounds(num_tuples, num_vertices, row_degrees=None):
     """The first row of each bucket and the vertex count (uint32, on the device): about BUCKET_ENTRIES keys
     a bucket, at most MAX_BUCKETS buckets. With each row's tuple count (``row_degrees``), the buckets share
-    the keys equally (a degree-ordered graph's first rows hold most of them); without, the rows."""
+    the keys equally (a degree-ordered graph's first rows hold most of them); without, the rows. The shared
+    path runs even for one bucket, so that a small build (the warm-up's) compiles what a large one runs."""
     wanted = min(MAX_BUCKETS, max(1, -(-2 * num_tuples // BUCKET_ENTRIES)), max(1, num_vertices))
-    if row_degrees is None or wanted == 1:
-        bounds = cupy.arange(wanted + 1, dtype=np.uint64) * num_vertices // wanted
-    else:
-        entries_through = cupy.cumsum(row_degrees, dtype=np.uint64)  # keys in the rows up to each row
-        shares = cupy.arange(1, wanted, dtype=np.uint64) * entries_through[-1] // wanted
-        inner = cupy.searchsorted(entries_through, shares, side="left") + 1
-        bounds = cupy.unique(cupy.concatenate([cupy.zeros(1, np.uint64), inner.astype(np.uint64),
-                                               cupy.full(1, num_vertices, np.uint64)]))
-    return bounds.astype(np.uint32)
+    if row_degrees is None:
+        return (cupy.arange(wanted + 1, dtype=np.uint64) * num_vertices // wanted).astype(np.uint32)
+    entries_through = cupy.cumsum(row_degrees, dtype=np.uint64)  # keys in the rows up to each row
+    bounds = cupy.empty(wanted + 1, dtype=np.uint32)
+    _kernel("bounds_by_share")((runtime.blocks_for(wanted + 1, THREADS),), (THREADS,),
+                               (entries_through, i64(num_vertices), i32(wanted), bounds))
+    return bounds
 
 
 def _largest_first(span):

@@ -1,0 +1,69 @@
+"""Two versions of the package, A B A B ...: benchmarks/gpu.py run against each source tree in turn.
+
+    PYTHONPATH=. python benchmarks/gpu_trees.py --baseline DIR [--candidate .] [--pairs 3] -- [gpu.py's options]
+
+A change to a kernel's code (not a tunable, which ``gpu_variants.py``
+compares in one process) is measured by running this checkout's
+``benchmarks/gpu.py``, in a fresh process each time, with ``graph500``
+imported from the baseline tree (e.g. ``git worktree add /tmp/base HEAD~1``,
+or ``git archive`` of a commit unpacked somewhere) and from the candidate
+tree, alternately, ``--pairs`` times. Each process generates and builds the
+graph and validates every search, as gpu.py does. Printed per SCALE and
+kernel: each tree's median harmonic-mean TEPS and the median ratio of
+candidate to baseline over the pairs, with its spread (min to max).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from tabulate import tabulate
+
+GPU_SCRIPT = Path(__file__).with_name("gpu.py")
+
+
+def run_gpu_script(tree, options, output):
+    """gpu.py's rows with ``graph500`` imported from ``tree``: ``{(scale, kernel): harmonic-mean TEPS}``."""
+    environment = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
+    subprocess.run([sys.executable, str(GPU_SCRIPT), *options, "--json", str(output)], env=environment,
+                   check=True, stdout=subprocess.DEVNULL)
+    rows = json.loads(Path(output).read_text())["rows"]
+    return {(row["scale"], row["kernel"]): row["harmonic_mean_teps"] for row in rows}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", required=True, help="source tree of the baseline (holds graph500/)")
+    parser.add_argument("--candidate", default=".", help="source tree of the candidate (default: this checkout)")
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("options", nargs=argparse.REMAINDER, help="after --: gpu.py's options")
+    args = parser.parse_args()
+    options = args.options[1:] if args.options[:1] == ["--"] else args.options
+    for tree in (args.baseline, args.candidate):
+        if not (Path(tree) / "graph500" / "__init__.py").exists():
+            raise SystemExit(f"{tree}: not a source tree of graph500 (no graph500/__init__.py)")
+    teps = defaultdict(lambda: {"baseline": [], "candidate": []})
+    with tempfile.TemporaryDirectory() as workdir:
+        for pair in range(args.pairs):
+            for role, tree in (("baseline", args.baseline), ("candidate", args.candidate)):
+                for key, value in run_gpu_script(tree, options, Path(workdir) / "rows.json").items():
+                    teps[key][role].append(value)
+                print(f"pair {pair + 1}/{args.pairs}: {role} done", file=sys.stderr, flush=True)
+    rows = []
+    for (scale, kernel), values in teps.items():
+        baseline, candidate = np.array(values["baseline"]), np.array(values["candidate"])
+        ratios = candidate / baseline
+        rows.append([scale, kernel, f"{np.median(baseline):.4g}", f"{np.median(candidate):.4g}",
+                     f"{np.median(ratios):.3f}", f"{ratios.min():.3f}-{ratios.max():.3f}"])
+    print(tabulate(rows, headers=["SCALE", "kernel", "baseline TEPS (median)", "candidate TEPS (median)",
+                                  "ratio (median)", "ratio spread"]))
+
+
+if __name__ == "__main__":
+    main()
