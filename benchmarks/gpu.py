@@ -108,11 +108,18 @@ def run_kernel(backend, make_kernel, name, validate, validation_graph, roots):
 
 
 def kernel_options(setting):
-    """A kernel's keyword arguments from a setting: ``default`` (none) or ``name=value,...`` (numbers; 0/1 for
-    switches). Also used by ``gpu_variants.py``."""
+    """A kernel's keyword arguments from a setting: ``default`` (none) or ``name=value,...`` (numbers, 0/1 for
+    switches, or words such as ``switch_rule=hub-share``). Also used by ``gpu_variants.py``."""
     if setting == "default":
         return {}
-    return {name: float(value) for name, value in (item.split("=") for item in setting.split(","))}
+    return {name: _number_or_word(value) for name, value in (item.split("=") for item in setting.split(","))}
+
+
+def _number_or_word(value):
+    try:
+        return float(value)
+    except ValueError:
+        return value
 
 
 def run_scale(scale, kernel_names, sssp_settings, num_roots, bandwidth, show_trace):

@@ -295,6 +295,18 @@ def test_direction_optimizing_switches_both_ways_on_kronecker():
         assert sum(level["discovered"] for level in kernel.trace) + 1 == int((kernel.search(int(root)) >= 0).sum())
 
 
+@pytest.mark.parametrize("gamma, goes_bottom_up", [(0.0, True), (1.0, False)], ids=["no-guard", "whole-graph-guard"])
+def test_bottom_up_needs_a_frontier_of_n_over_gamma_vertices(gamma, goes_bottom_up):
+    """alpha 1e12 would switch at the first level with edges; gamma 1 asks for a frontier of all N vertices."""
+    src, dst, _ = kronecker.generate_edges(12, 16, 2, 3)
+    kernel = gpu_bfs.DirectionOptimizingBFS(gpu_build_csr(src, dst, 1 << 12, degree_ordered=True), alpha=1e12,
+                                            gamma=gamma, trace=True)
+    root = int(src[0]) if src[0] != dst[0] else int(src[1])
+    device_vg = ValidationGraph.from_edges(cupy.asarray(src), cupy.asarray(dst), 1 << 12)
+    validate_bfs(device_vg, root, kernel.search(root))
+    assert (gpu_bfs.BOTTOM_UP in [level["direction"] for level in kernel.trace]) == goes_bottom_up
+
+
 def test_backend_generates_the_reference_edges_in_mapped_host_memory():
     pool = cupy.get_default_memory_pool()
     pool.free_all_blocks()

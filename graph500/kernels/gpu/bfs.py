@@ -62,9 +62,17 @@ without atomics (as Enterprise does at its switch level: Liu and Huang,
 Switching rules (``switch_rule``):
 
 - ``"beamer"`` (default): go bottom-up when the frontier's edges ``m_f``
-  exceed ``m_u / alpha`` (``m_u``: edges of unvisited vertices); go back
-  top-down when the frontier has shrunk and holds fewer than ``N / beta``
-  vertices.
+  exceed ``m_u / alpha`` (``m_u``: edges of unvisited vertices) and the
+  frontier holds at least ``N / gamma`` vertices; go back top-down when the
+  frontier has shrunk and holds fewer than ``N / beta`` vertices. The
+  frontier-size guard is this project's: with degree order a bottom-up level
+  is cheap enough that alpha 30 pays (a search whose second level held ~16K
+  vertices spent 2 ms top-down on it at SCALE 26, against 0.5 ms for a
+  bottom-up level), but not at a level-1 frontier of ~100 vertices, where
+  most unvisited vertices would scan their whole row in vain. Interleaved
+  (gpu_variants.py, 3 rounds of 64 keys, H100), alpha 30 and gamma 16384
+  against alpha 14 alone: 1.055x at SCALE 26, 1.053x at 24, 1.027x at 22;
+  alpha 30 alone 1.024x, 0.991x, 1.014x.
 - ``"hub-share"``: go bottom-up once the frontier holds more than
   ``hub_share`` of the graph's hubs (vertices of degree >= ``hub_degree``),
   after Enterprise's observation that hubs entering the frontier mark the
@@ -84,7 +92,7 @@ degree-ordered graph, the search's parents under its labels (int32, N; only
 ``[0, filled)`` written).
 
 Tunables (constructor arguments): ``alpha`` (ALPHA), ``beta`` (BETA),
-``switch_rule``, ``hub_share`` (HUB_SHARE), ``hub_degree`` (HUB_DEGREE),
+``gamma`` (GAMMA; 0: no frontier-size guard), ``switch_rule``, ``hub_share`` (HUB_SHARE), ``hub_degree`` (HUB_DEGREE),
 ``short_scan`` (SHORT_SCAN: neighbours a bottom-up thread reads before its
 vertex goes to the warp-per-vertex pass), ``strongest_first`` (test the
 strongest neighbour first; its array is 4 bytes a vertex), ``trace`` (time
@@ -98,8 +106,9 @@ from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
 
-ALPHA = 14.0
+ALPHA = 30.0
 BETA = 24.0
+GAMMA = 16384.0
 HUB_SHARE = 0.3
 HUB_DEGREE = 256
 SHORT_SCAN = 32
@@ -125,12 +134,14 @@ class LevelSynchronousBFS:
     backend = "gpu"
     directions = None
 
-    def __init__(self, graph, *, alpha=ALPHA, beta=BETA, switch_rule="beamer", hub_share=HUB_SHARE,
+    def __init__(self, graph, *, alpha=ALPHA, beta=BETA, gamma=GAMMA, switch_rule="beamer", hub_share=HUB_SHARE,
                  hub_degree=HUB_DEGREE, short_scan=SHORT_SCAN, strongest_first=True, trace=False):
         if switch_rule not in SWITCH_RULES:
             raise ValueError(f"switch_rule must be one of {SWITCH_RULES}, not {switch_rule!r}")
         self.graph = graph
         self.alpha, self.beta = float(alpha), float(beta)
+        # the fewest frontier vertices a switch to bottom-up needs: N / gamma (none when gamma is 0)
+        self._min_bottom_up_frontier = graph.num_vertices / gamma if gamma else 0
         self.switch_rule, self.hub_share, self.hub_degree = switch_rule, float(hub_share), int(hub_degree)
         self.short_scan = int(short_scan)
         self.record_trace = trace
@@ -226,7 +237,7 @@ class LevelSynchronousBFS:
             return self.directions
         if direction == TOP_DOWN:
             if self.switch_rule == "beamer":
-                go_bottom_up = edges > unexplored / self.alpha
+                go_bottom_up = edges > unexplored / self.alpha and size >= self._min_bottom_up_frontier
             else:
                 go_bottom_up = hubs > self.hub_share * self._num_hubs
             return BOTTOM_UP if go_bottom_up else TOP_DOWN

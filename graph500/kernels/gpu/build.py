@@ -95,7 +95,8 @@ def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
     renaming = runtime.NULL if new_label is None else new_label
     bucket_bounds = _bucket_bounds(num_tuples, num_vertices, row_degrees)
     del row_degrees
-    cupy.get_default_memory_pool().free_all_blocks()  # the ordering's scratch: the keys cannot reuse it
+    if degree_ordered:
+        cupy.get_default_memory_pool().free_all_blocks()  # the ordering's scratch: the keys cannot reuse it
     num_buckets = bucket_bounds.shape[0] - 1
     count_kernel, scatter_kernel = _kernel("count_buckets", label), _kernel("scatter_keys", label)
     grid = min(runtime.persistent_blocks(count_kernel, THREADS, num_tuples),
