@@ -166,8 +166,9 @@ def test_delta_stepping_grows_its_buffers_and_searches_again():
     assert kernel.room > 1 / 1024
 
 
-def test_delta_stepping_redoes_a_round_that_lost_an_update():
-    """Two threads improved v at once and the larger word landed last: the round is classified again."""
+def test_delta_stepping_restores_the_updates_a_round_lost():
+    """Threads improved v at once and the largest word landed last: that word is kept as the round found it,
+    then the smallest lost one becomes the state and is kept too; a lost word above it is not."""
     case = small_cases()[-1]
     kernel = sssp_delta_stepping.DeltaSteppingSSSP(case.graphs["build_csr"], delta=1.0)
     workspace, buffers = kernel._workspace(), kernel.buffers
@@ -175,17 +176,17 @@ def test_delta_stepping_redoes_a_round_that_lost_an_update():
     v = next(u for u in range(kernel.first_leaf) if u != root)  # not a leaf: a leaf's state is kept in no list
     parents, distances = np.empty(case.num_vertices, dtype=np.int64), np.empty(case.num_vertices, dtype=np.float32)
     sssp_delta_stepping._reset(workspace, root, parents, distances)  # the root is in frontier 0, bucket 0
-    smaller, larger = (sssp_delta_stepping._pack(np.float32(d), root) for d in (0.25, 0.5))
+    smaller, middle, larger = (sssp_delta_stepping._pack(np.float32(d), root) for d in (0.25, 0.375, 0.5))
     kernel.state[v] = larger
-    buffers["request_vertex"][0, :2] = v
-    buffers["request_word"][0, :2] = smaller, larger
+    buffers["request_vertex"][0, :3] = v
+    buffers["request_word"][0, :3] = smaller, larger, middle
     buffers["request_count"][:] = 0
-    buffers["request_count"][0] = 2
-    assert sssp_delta_stepping._classify_round(workspace, True) == 1
+    buffers["request_count"][0] = 3
+    sssp_delta_stepping._classify_round(workspace, True)
     assert kernel.state[v] == smaller
-    kept = buffers["segment_vertex"][0, 0, :buffers["segment_count"][0, 0]]
-    assert kept.tolist() == [root, v]
-    assert buffers["segment_word"][0, 0, 1] == smaller
+    count = buffers["segment_count"][0, 0]
+    assert buffers["segment_vertex"][0, 0, :count].tolist() == [root, v, v]
+    assert buffers["segment_word"][0, 0, 1:count].tolist() == [larger, smaller]  # the larger one stale now
 
 
 def test_defaults_are_the_fast_kernels():
