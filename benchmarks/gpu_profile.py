@@ -30,6 +30,11 @@ that rate against the copy bandwidth, its L2 hit rate and occupancy
 (duration-weighted means). The last row, ``between kernels``, is the search
 time no kernel accounts for: launch gaps and the host's round trips (one
 per level: the copy of the level's counters).
+
+Cost: the replay saves and restores the memory each kernel writes, so a
+profiled search takes far longer than a timed one (on an H100, 2 BFS
+searches at SCALE 24 took 150 s in all, SCALE 20's BFS and SSSP 130 s):
+keep ``--roots`` small at large SCALEs.
 """
 
 import argparse
