@@ -36,9 +36,12 @@ floats order like their bit patterns). A phase runs in rounds of two steps:
    larger distance than its vertex's, which can only make requests that the
    vertex's own entry improves on. Redoing the whole classification on one
    thread after a lost update instead serialised the rounds that held 22% of
-   the requests at SCALE 20 on 2 threads (and, with more threads, nearly
-   every round); restoring only the lost requests made searches 1.21x faster
-   there (5 interleaved rounds of 16 keys in one process, 1.17-1.22x).
+   the requests at SCALE 20 on 2 threads (3 or 4 rounds a search; with more
+   threads, more rounds lose an update). On 2 threads the two ways measured
+   alike (``benchmarks/cpu_revisions.py``, 3 and 5 interleaved rounds of 16
+   keys: 1.006x, 0.996-1.012x, and 1.001x, 0.994-1.039x); on many threads,
+   where nearly every parallel round would be redone on one thread, not yet
+   measured.
 
 Leaves (vertices with at most one neighbour) are never settled: a leaf's
 only edge leads back to the vertex that set its distance, so relaxing it
