@@ -29,6 +29,15 @@ The operations (all collective: every rank calls them in the same order):
   tuple of 1-D arrays of one length, grouped by destination rank
   (``send_counts[r]`` elements for rank r, in rank order). Returns the tuple
   of received arrays (grouped by source rank) and the received counts.
+- ``gathered_array(counts, dtype)``: a `GatheredArray` (not itself a
+  collective call on every communicator, but called by every rank in the
+  same order): ``local``, this rank's ``counts[rank]`` items, which it
+  writes; ``whole``, every rank's parts concatenated in rank order, valid on
+  every rank after the collective ``publish()``. Through MPI, when every
+  rank runs on one host, ``whole`` is one array in memory the ranks share
+  (an MPI-3 shared window): ``publish()`` is a barrier and nothing is
+  copied, and the host holds one copy, not P. Otherwise ``publish()`` is an
+  allgather into ``whole``.
 - ``bcast(value, root)``, ``allgather_object(value)``: small Python objects.
 - ``abort(message)``: print one line and end every rank (MPI_Abort).
 
@@ -52,6 +61,48 @@ REDUCTIONS = ("sum", "max", "min", "or")
 # The world size as MPI launchers tell the processes they start: MPICH's Hydra and Intel MPI (PMI_SIZE),
 # Open MPI (OMPI_COMM_WORLD_SIZE).
 _LAUNCHER_SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")
+
+
+class GatheredArray:
+    """Every rank's part of one array (see the module's ``gathered_array``): write ``local``, ``publish()``,
+    read ``whole``. This one gathers with ``comm.allgather``; ``xp``: the array module of the communicator's
+    buffers (NumPy, or CuPy for NCCL)."""
+
+    def __init__(self, comm, counts, dtype, xp=np):
+        self._comm = comm
+        self.whole = xp.zeros(int(np.sum(counts)), dtype=dtype)
+        first = int(np.sum(counts[:comm.rank]))
+        self.local = xp.zeros(int(counts[comm.rank]), dtype=dtype) if comm.size > 1 else \
+            self.whole[first:first + int(counts[comm.rank])]
+
+    def publish(self):
+        if self._comm.size > 1:
+            self.whole[:] = self._comm.allgather(self.local)
+
+
+class SharedGatheredArray:
+    """A `GatheredArray` in memory shared by every rank of one host: an MPI-3 shared window, allocated whole
+    by the first rank (so that it is one contiguous array), each rank's ``local`` a view of its part."""
+
+    def __init__(self, mpi, comm, counts, dtype):
+        dtype = np.dtype(dtype)
+        total = int(np.sum(counts))
+        self._comm = comm
+        self._window = mpi.Win.Allocate_shared(total * dtype.itemsize if comm.Get_rank() == 0 else 0,
+                                               dtype.itemsize, comm=comm)
+        self._window.Lock_all(mpi.MODE_NOCHECK)  # one passive epoch for the window's life: Sync needs one
+        memory, _ = self._window.Shared_query(0)
+        self.whole = np.frombuffer(memory, dtype=dtype, count=total)
+        first = int(np.sum(counts[:comm.Get_rank()]))
+        self.local = self.whole[first:first + int(counts[comm.Get_rank()])]
+        self.local[:] = 0
+        self.publish()
+
+    def publish(self):
+        """Every rank's writes to its ``local`` visible to all: memory synchronisation around a barrier."""
+        self._window.Sync()
+        self._comm.Barrier()
+        self._window.Sync()
 
 
 class SelfCommunicator:
@@ -79,6 +130,9 @@ class SelfCommunicator:
     def allgather_object(self, value):
         return [value]
 
+    def gathered_array(self, counts, dtype):
+        return GatheredArray(self, counts, dtype)
+
     def abort(self, message, status=1):
         print(message, file=sys.stderr, flush=True)
         os._exit(status)
@@ -98,6 +152,7 @@ class MPICommunicator:
         self.rank = self._comm.Get_rank()
         self.size = self._comm.Get_size()
         self._ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "or": MPI.LOR}
+        self._host_comm = None  # the ranks sharing this host's memory, when that is all of them (gathered_array)
 
     def barrier(self):
         self._comm.Barrier()
@@ -147,6 +202,17 @@ class MPICommunicator:
 
     def allgather_object(self, value):
         return self._comm.allgather(value)
+
+    def gathered_array(self, counts, dtype):
+        if self._host_comm is None:
+            host_comm = self._comm.Split_type(self._mpi.COMM_TYPE_SHARED)
+            self._host_comm = host_comm if host_comm.Get_size() == self.size else False
+        if self._host_comm:
+            try:
+                return SharedGatheredArray(self._mpi, self._host_comm, counts, dtype)
+            except self._mpi.Exception:  # an MPI without shared windows here: every rank gets its own copy
+                self._host_comm = False
+        return GatheredArray(self, counts, dtype)
 
     def abort(self, message, status=1):
         print(message, file=sys.stderr, flush=True)
@@ -254,6 +320,9 @@ class NCCLCommunicator:
 
     def allgather_object(self, value):
         return self.host.allgather_object(value)
+
+    def gathered_array(self, counts, dtype):
+        return GatheredArray(self, counts, dtype, xp=self._cupy)
 
     def abort(self, message, status=1):
         try:

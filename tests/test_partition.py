@@ -72,6 +72,10 @@ def test_self_communicator_collectives_are_identities():
     assert (comm.allgather(values) == values).all()
     with pytest.raises(ValueError):
         comm.allreduce(values, "product")
+    gathered = comm.gathered_array([3], np.uint64)
+    gathered.local[:] = [4, 5, 6]
+    gathered.publish()
+    assert gathered.whole.tolist() == [4, 5, 6]
 
 
 def test_memory_estimate_shrinks_per_rank_with_more_ranks():
@@ -109,6 +113,15 @@ expected = np.concatenate([np.full(source + rank, 10 * source + rank) for source
 assert received.tolist() == expected.tolist() and (doubled == 2.0 * expected).all()
 assert received_counts.tolist() == [source + rank for source in range(size)]
 assert comm.bcast(rank * 7, root=2) == 14
+# gathered arrays: one host, so a shared window; each rank writes its part, publishes, reads the whole, twice
+gathered = comm.gathered_array([1, 2, 3], np.uint64)
+assert type(gathered).__name__ == "SharedGatheredArray" and gathered.whole.tolist() == [0] * 6
+comm.barrier()  # every rank has read the zeros before any writes its part
+for round_ in (1, 2):
+    gathered.local[:] = 10 * round_ + rank
+    gathered.publish()
+    assert gathered.whole.tolist() == [10 * round_, 10 * round_ + 1, 10 * round_ + 1] + [10 * round_ + 2] * 3
+    comm.barrier()  # no rank writes the next round's parts before every rank has read this one
 print("ok", rank)
 """
 
