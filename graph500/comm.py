@@ -77,7 +77,7 @@ class GatheredArray:
 
     def publish(self):
         if self._comm.size > 1:
-            self.whole[:] = self._comm.allgather(self.local)
+            self.whole = self._comm.allgather(self.local)  # the gathered array itself: no second copy
 
 
 class SharedGatheredArray:
