@@ -195,7 +195,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scales", type=int, nargs="+", default=[20, 22, 24, 26])
     parser.add_argument("--roots", type=int, default=64)
-    parser.add_argument("--kernels", nargs="+", default=kernels.available("bfs", "gpu"))
+    parser.add_argument("--kernels", nargs="+", default=[name for name in kernels.available("bfs", "gpu")
+                                                         if not kernels.is_distributed(kernels.get("bfs", "gpu", name))])
     parser.add_argument("--sssp", nargs="*", default=["default"], metavar="SETTING",
                         help="delta-stepping settings to run: default, or name=value,... of its tunables "
                              "(delta, pull_ratio, tail_fraction); none: skip SSSP")

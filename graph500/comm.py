@@ -47,6 +47,7 @@ process was started by an MPI launcher with more than one rank, else
 `SelfCommunicator`.
 """
 
+import importlib
 import os
 import socket
 import sys
@@ -106,23 +107,30 @@ class SharedGatheredArray:
 
 
 class SelfCommunicator:
-    """One process: P = 1. Collectives return their input (arrays as copies where the caller may write)."""
+    """One process: P = 1. Collectives return their input (arrays as copies where the caller may write).
+
+    ``xp``: the array module of its gathered arrays (NumPy; CuPy for a device communicator's one-rank case);
+    the other collectives take NumPy and CuPy arrays alike.
+    """
 
     rank = 0
     size = 1
+
+    def __init__(self, xp=np):
+        self._xp_name = xp.__name__  # the name, so that the communicator pickles (warm-up workers)
 
     def barrier(self):
         pass
 
     def allreduce(self, value, op="sum"):
         _check_op(op)
-        return value.copy() if isinstance(value, np.ndarray) else value
+        return value.copy() if hasattr(value, "copy") else value
 
     def allgather(self, array):
-        return np.array(array, copy=True)
+        return array.copy()
 
     def alltoallv(self, arrays, send_counts):
-        return tuple(np.array(array, copy=True) for array in arrays), np.asarray(send_counts, dtype=np.int64).copy()
+        return tuple(array.copy() for array in arrays), np.asarray(send_counts, dtype=np.int64).copy()
 
     def bcast(self, value, root=0):
         return value
@@ -131,7 +139,7 @@ class SelfCommunicator:
         return [value]
 
     def gathered_array(self, counts, dtype):
-        return GatheredArray(self, counts, dtype)
+        return GatheredArray(self, counts, dtype, xp=importlib.import_module(self._xp_name))
 
     def abort(self, message, status=1):
         print(message, file=sys.stderr, flush=True)

@@ -28,7 +28,7 @@ import socket
 import numba
 import numpy as np
 
-from graph500.comm import host_placement, slowest
+from graph500.comm import SelfCommunicator, host_placement, slowest
 from graph500.errors import Graph500Error
 from graph500.generators import roots
 from graph500.kernels.cpu.backend import RUNTIME_BYTES, Backend, available_memory_bytes, cpu_model, generate_range
@@ -49,6 +49,10 @@ class DistributedBackend(Backend):
 
     def __init__(self, comm):
         self.comm = comm
+
+    def one_rank(self):
+        """This backend on one rank (the warm-up's: the ranks' steps with no collective)."""
+        return DistributedBackend(SelfCommunicator())
 
     def blocks(self, num_vertices):
         """The vertex partition of a graph of ``num_vertices`` over this run's ranks (Graph500Error if impossible)."""

@@ -16,7 +16,8 @@
 A run of P ranks (``mpiexec -n P graph500 run``) is this same protocol: the
 communicator (`graph500.comm.world`) has P ranks, the backend is a
 `graph500.distributed.DistributedBackend` whose steps each rank does on its
-share (its slice of the tuples, its block of vertices), the kernels are the
+share (its slice of the tuples, its block of vertices; with ``--backend
+gpu``, `graph500.kernels.gpu.distributed_backend`, one GPU a rank), the kernels are the
 registry's distributed ones, every timed step runs from a barrier to the
 slowest rank's end, and rank 0 alone writes the report, progress bars and
 record. One process is the case P = 1, with the one-process backend and
@@ -40,7 +41,7 @@ import time
 from tqdm import tqdm
 
 from graph500 import energy, kernels, report
-from graph500.comm import SelfCommunicator, slowest, world
+from graph500.comm import slowest, world
 from graph500.errors import Graph500Error, ValidationError
 from graph500.generators import kronecker, roots as roots_module
 from graph500.validators import validate_bfs, validate_sssp
@@ -100,14 +101,20 @@ def gpu_unavailable_reason():
 def load_backend(name, comm=None):
     """The backend object for ``cpu``, ``gpu`` or ``auto`` (the GPU when CuPy sees one).
 
-    With a communicator of several ranks: the distributed CPU backend.
+    With a communicator of several ranks: the distributed backend, on the CPUs (``cpu`` and ``auto``) or one
+    GPU per rank (``gpu``).
     """
     if comm is not None and comm.size > 1:
-        if name == "gpu":
-            raise Graph500Error("--backend gpu runs in one process; a run of several ranks runs on the CPU")
         from graph500.distributed import DistributedBackend, set_threads_per_rank
 
         set_threads_per_rank(comm)
+        if name == "gpu":
+            reason = gpu_unavailable_reason()
+            if reason is not None:
+                raise Graph500Error(f"--backend gpu: {reason}")
+            from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
+
+            return DistributedGPUBackend(comm)
         return DistributedBackend(comm)
     if name in ("gpu", "auto"):
         reason = gpu_unavailable_reason()
@@ -226,9 +233,7 @@ class _Discard:
 def _warm_up(config, backend, comm, bfs_class, sssp_class):
     """The warm-up: rank 0 first (its worker processes fill the caches), then the other ranks load them."""
     if comm.size > 1:
-        from graph500.distributed import DistributedBackend
-
-        backend = DistributedBackend(SelfCommunicator())  # the ranks' steps on one rank: no collective
+        backend = backend.one_rank()  # the ranks' steps on one rank: no collective
     kernels_used = ((bfs_class, kernel_options(config, bfs_class)),
                     (sssp_class, kernel_options(config, sssp_class)) if sssp_class else None)
     with _progress(config, desc="warm-up (compiles on a first run)", unit="part") as bar:

@@ -40,7 +40,8 @@ from graph500.kernels.graph import CSRGraph  # noqa: E402
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp  # noqa: E402
 
 FIXTURES = sorted(pathlib.Path(__file__).parent.glob("data/reference-v3/*.edges"))
-BFS_KERNELS = kernels.available("bfs", "gpu")
+BFS_KERNELS = [name for name in kernels.available("bfs", "gpu")  # the one-GPU kernels (degree-ordered graphs)
+               if not kernels.is_distributed(kernels.get("bfs", "gpu", name))]
 # Direction-optimizing variants that force every switching path on small graphs.
 DO_VARIANTS = {
     "beamer-default": {},
@@ -266,6 +267,47 @@ def test_direction_optimizing_variants_validate(variant, graph):
     csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, degree_ordered=True)
     kernel = gpu_bfs.DirectionOptimizingBFS(csr, **DO_VARIANTS[variant])
     run_and_validate(kernel, graph, *validation_graphs(graph))
+
+
+DISTRIBUTED_BFS_VARIANTS = {"default": {}, "top-down": {"gamma": 1e-12},
+                            "bottom-up": {"alpha": 1e12, "beta": 1e12, "gamma": 0}}
+
+
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+@pytest.mark.parametrize("variant", DISTRIBUTED_BFS_VARIANTS)
+def test_distributed_gpu_bfs_on_one_rank_validates(variant, graph):
+    """The multi-GPU kernel on a whole graph with a one-rank communicator: every exchange is a copy."""
+    from graph500.comm import SelfCommunicator
+    from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
+    from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
+
+    part = DistributedGPUBackend(SelfCommunicator()).from_host_csr(
+        cpu_build_csr(graph.src, graph.dst, graph.num_vertices))
+    kernel = DistributedDirectionOptimizingBFS(part, trace=True, **DISTRIBUTED_BFS_VARIANTS[variant])
+    run_and_validate(kernel, graph, *validation_graphs(graph))
+    if variant != "default" and kernel.trace:
+        wanted = gpu_bfs.TOP_DOWN if variant == "top-down" else gpu_bfs.BOTTOM_UP
+        assert {level["direction"] for level in kernel.trace} == {wanted}
+        assert all(level["compute_seconds"] > 0 and level["exchange_seconds"] > 0 for level in kernel.trace)
+
+
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+@pytest.mark.parametrize("delta", [None, 0.01, 1.0], ids=["default-delta", "narrow", "one-bucket"])
+def test_distributed_gpu_sssp_on_one_rank_validates(delta, graph):
+    """The multi-GPU delta-stepping on a whole graph with a one-rank communicator."""
+    from graph500.comm import SelfCommunicator
+    from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
+    from graph500.kernels.gpu.sssp_distributed import DistributedDeltaSteppingSSSP
+
+    part = DistributedGPUBackend(SelfCommunicator()).from_host_csr(
+        cpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights))
+    kernel = DistributedDeltaSteppingSSSP(part, delta=delta)
+    device_vg = ValidationGraph.from_edges(cupy.asarray(graph.src), cupy.asarray(graph.dst), graph.num_vertices,
+                                           cupy.asarray(graph.weights))
+    for root in graph.roots:
+        parents, distances = kernel.search(root)
+        assert parents.dtype == np.int32 and distances.dtype == np.float32
+        validate_sssp(device_vg, root, parents, distances)
 
 
 @pytest.mark.parametrize("graph", GRAPHS[:2] + GRAPHS[-3:], ids=repr)

@@ -107,11 +107,13 @@ def test_an_impossible_partition_is_refused_once(tmp_path):
     assert result.stdout == ""
 
 
-def test_gpu_backend_with_several_ranks_is_refused_once():
-    result = run_ranks(2, "-m", "graph500", "run", "--scale", "10", "--backend", "gpu", timeout=300)
+def test_gpu_backend_on_more_ranks_than_gpus_is_refused_once():
+    """Without CuPy or a GPU the backend is unavailable; with one GPU, two ranks would share it."""
+    result = run_ranks(3, "-m", "graph500", "run", "--scale", "10", "--backend", "gpu", timeout=300)
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
-    assert lines == ["graph500: --backend gpu runs in one process; a run of several ranks runs on the CPU"]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("graph500: --backend gpu: ") or "--backend gpu takes one GPU per rank" in lines[0]
 
 
 def test_a_graph_too_large_for_the_hosts_memory_is_refused_once_before_generating():

@@ -1,13 +1,16 @@
-"""Several GPUs, one per MPI rank: the NCCL communicator's collectives on device buffers.
+"""Several GPUs, one per MPI rank: the NCCL communicator's collectives on device buffers, and runs of
+``--backend gpu`` on two ranks (the multi-GPU BFS) against one GPU.
 
 Runs where CuPy sees at least two GPUs and mpi4py and a launcher exist
 (marker ``gpu``); skipped otherwise. Each rank is a process started by
 ``mpiexec -n 2`` that picks its own GPU (`graph500.comm.select_device`).
 """
 
+import json
+
 import pytest
 
-from support import needs_mpi, run_ranks
+from support import needs_mpi, report_fields, run_ranks
 
 pytestmark = [pytest.mark.gpu, needs_mpi]
 cupy = pytest.importorskip("cupy")
@@ -69,3 +72,60 @@ def test_nccl_communicator_collectives_on_two_gpus(tmp_path):
     result = run_ranks(2, script, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("ok") == 2
+
+
+def _gpu_run(num_ranks, tmp_path, scale=12, edgefactor=16, *extra):
+    record_path = tmp_path / f"gpu-{num_ranks}.json"
+    argv = ["-m", "graph500", "run", "--backend", "gpu", "--scale", str(scale), "--edgefactor",
+            str(edgefactor), "--roots", "16", "--energy", "off", "--json", str(record_path), *extra]
+    result = run_ranks(num_ranks, *argv, timeout=600, threads=4)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return report_fields(result.stdout), json.loads(record_path.read_text())
+
+
+def test_two_gpu_ranks_search_the_one_gpu_graph(tmp_path):
+    """Same roots and nedge as one GPU (a one-rank run), every tree valid, the multi-GPU kernels."""
+    one, one_record = _gpu_run(1, tmp_path)
+    two, two_record = _gpu_run(2, tmp_path)
+    assert two["num_mpi_processes"] == "2" and two["validation"] == "passed"
+    assert two["bfs_kernel"] == "gpu-distributed-direction-optimizing"
+    assert two_record["roots"] == one_record["roots"]
+    assert two_record["bfs"]["nedges"] == one_record["bfs"]["nedges"]
+    assert two_record["sssp"]["nedges"] == one_record["sssp"]["nedges"]
+    assert two["sssp_kernel"] == "gpu-distributed-delta-stepping"
+    assert "2 ranks x 1 GPU" in two["device"]
+
+
+FAULTY_GPU_RUN = """
+import sys
+from graph500 import harness, kernels
+from graph500.comm import world
+from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
+
+comm = world()
+
+
+@kernels.register()
+class FaultyBFS(DistributedDirectionOptimizingBFS):
+    name = "faulty"
+
+    def search(self, root):
+        parents = super().search(root)
+        if comm.rank == comm.size - 1:
+            vertex = int(parents.nonzero()[0][-1])
+            parents[vertex] = vertex + self.graph.first_vertex  # a reached vertex its own parent
+        return parents
+
+
+config = harness.RunConfig(scale=12, backend="gpu", bfs="faulty", run_sssp=False, num_roots=4, progress=False,
+                           energy="off")
+sys.exit(harness.run(config, comm=comm))
+"""
+
+
+def test_a_fault_planted_on_the_second_gpu_is_caught(tmp_path):
+    script = tmp_path / "faulty_gpu.py"
+    script.write_text(FAULTY_GPU_RUN)
+    result = run_ranks(2, str(script), timeout=600, threads=4)
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert result.stderr.count("tree-edge-level") == 1, result.stderr

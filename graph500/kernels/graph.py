@@ -103,10 +103,11 @@ class PartitionedGraph:
         return int(self.neighbors.shape[0])
 
 
-def whole_graph_part(graph):
-    """A `CSRGraph` as the one part of a one-rank `PartitionedGraph` (no copy)."""
+def whole_graph_part(graph, xp=np):
+    """A `CSRGraph` as the one part of a one-rank `PartitionedGraph` (no copy); ``xp``: the array module of its
+    arrays (NumPy, or CuPy on a GPU)."""
     from graph500.comm import SelfCommunicator
     from graph500.partition import VertexBlocks
 
     return PartitionedGraph(graph.num_vertices, 0, graph.offsets, graph.neighbors, graph.weights,
-                            SelfCommunicator(), VertexBlocks(graph.num_vertices, 1))
+                            SelfCommunicator(xp=xp), VertexBlocks(graph.num_vertices, 1))

@@ -4,4 +4,4 @@ The modules import without CuPy (so that the registry can list the kernels
 anywhere); building or running a kernel needs CuPy and a CUDA device.
 """
 
-from graph500.kernels.gpu import bfs, sssp  # noqa: F401  (registration)
+from graph500.kernels.gpu import bfs, bfs_distributed, sssp, sssp_distributed  # noqa: F401  (registration)

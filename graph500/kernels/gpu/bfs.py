@@ -149,7 +149,7 @@ class LevelSynchronousBFS:
         n = graph.num_vertices
         self._num_words = (n + 31) // 32
         degrees = cupy.diff(graph.offsets)
-        self._never_searched = _bitmap(degrees == 0, self._num_words)
+        self._never_searched = bitmap(degrees == 0, self._num_words)
         # parents a search writes -1 into, [0, filled): past the last vertex with edges, when the search maps
         # its parents back to the input's labels (degree-ordered graphs put the vertices without edges last)
         self._filled_vertices = n
@@ -235,14 +235,10 @@ class LevelSynchronousBFS:
         """The direction of the next level: the subclass's, or by the switching rule."""
         if self.directions:
             return self.directions
-        if direction == TOP_DOWN:
-            if self.switch_rule == "beamer":
-                go_bottom_up = edges > unexplored / self.alpha and size >= self._min_bottom_up_frontier
-            else:
-                go_bottom_up = hubs > self.hub_share * self._num_hubs
-            return BOTTOM_UP if go_bottom_up else TOP_DOWN
-        go_top_down = size < previous_size and size < self.graph.num_vertices / self.beta
-        return TOP_DOWN if go_top_down else BOTTOM_UP
+        if direction == TOP_DOWN and self.switch_rule == "hub-share":
+            return BOTTOM_UP if hubs > self.hub_share * self._num_hubs else TOP_DOWN
+        return beamer_direction(direction, size, edges, unexplored, previous_size, self.graph.num_vertices,
+                                self.alpha, self.beta, self._min_bottom_up_frontier)
 
     def _top_down_level(self, parent, size, edges):
         graph = self.graph
@@ -283,7 +279,16 @@ class LevelSynchronousBFS:
                                    (self._frontier, i32(self._num_words), word_end, self._queue))
 
 
-def _bitmap(flags, num_words):
+def beamer_direction(direction, size, edges, unexplored, previous_size, num_vertices, alpha, beta,
+                     min_bottom_up_frontier):
+    """The next level's direction by Beamer's rule with the frontier-size guard (see the module docstring):
+    ``size`` and ``edges`` of the frontier, ``unexplored`` edges, the previous frontier's size."""
+    if direction == TOP_DOWN:
+        return BOTTOM_UP if edges > unexplored / alpha and size >= min_bottom_up_frontier else TOP_DOWN
+    return TOP_DOWN if size < previous_size and size < num_vertices / beta else BOTTOM_UP
+
+
+def bitmap(flags, num_words):
     """Pack booleans into uint32 words, bit v & 31 of word v >> 5; bits past the end are set."""
     padded = cupy.ones(num_words * 32, dtype=np.bool_)
     padded[:flags.shape[0]] = flags

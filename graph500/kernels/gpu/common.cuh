@@ -15,6 +15,7 @@
 //   and maps each edge to its vertex by binary search there. Precondition:
 //   every queued vertex has at least one edge in its range, so that a tile
 //   spans at most EXPAND_TILE + 1 vertices.
+// - The SSSP kernels' vertex state: one word of distance and parent (state_of).
 
 typedef unsigned long long u64;
 typedef long long i64;
@@ -156,4 +157,15 @@ __device__ __forceinline__ void for_each_frontier_edge(const int* __restrict__ q
         }
         visit(tile_vertex[low], tile_row[low] + (i64)(e - tile_edge_start[low]));
     }
+}
+
+// SSSP: a vertex's state is one 64-bit word, float32 distance bits << 32 | parent. Non-negative
+// float bit patterns order like the values, so atomicMin on the word lowers the distance and
+// sets the parent together. Unreached: +inf, parent -1 (UNREACHED).
+#define UNREACHED 0x7F800000FFFFFFFFull
+
+__device__ __forceinline__ float distance_of(u64 state) { return __uint_as_float((u32)(state >> 32)); }
+
+__device__ __forceinline__ u64 state_of(float distance, int parent) {
+    return ((u64)__float_as_uint(distance) << 32) | (u32)parent;
 }

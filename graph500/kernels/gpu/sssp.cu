@@ -1,12 +1,8 @@
 // Kernel 3 on the GPU: the kernels of delta-stepping SSSP (see sssp.py for the algorithm).
-//
-// A vertex's state is one 64-bit word: float32 distance bits << 32 | parent. Non-negative
-// float bit patterns order like the values, so atomicMin on the word lowers the distance
-// and sets the parent together. Unreached: +inf, parent -1 (UNREACHED).
+// A vertex's state is one 64-bit word (common.cuh's state_of).
 
 #define THREADS BLOCK_THREADS
 #define WARPS BLOCK_WARPS
-#define UNREACHED 0x7F800000FFFFFFFFull
 #define COLLECT_STAGE (4 * THREADS)
 #define PULL_WARP_ROW 32  // longer rows are pulled by a whole warp
 
@@ -17,12 +13,6 @@
 #define SETTLED 4         // vertices below the bucket (collect only)
 #define REACHED 5         // vertices at a finite distance (collect only)
 #define BEYOND 6          // 0xFFFFFFFF - the least distance bits at or past the bucket's end (0: none)
-
-__device__ __forceinline__ float distance_of(u64 state) { return __uint_as_float((u32)(state >> 32)); }
-
-__device__ __forceinline__ u64 state_of(float distance, int parent) {
-    return ((u64)__float_as_uint(distance) << 32) | (u32)parent;
-}
 
 // atomicMin without a result: a fire-and-forget reduction (the compiler merges an atomicMin
 // whose result goes unused with one whose result is used, keeping the slower round trip).
