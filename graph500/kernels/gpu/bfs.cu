@@ -45,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 start_search(int input_root, const int* __restrict__ new_label, i64 filled_vertices, int num_words,
              const u32* __restrict__ never_searched, const i64* __restrict__ offsets, u32 hub_degree,
              int* __restrict__ parent, u32* __restrict__ visited, int* __restrict__ queue, u64* __restrict__ counters) {
-    const int root = new_label != nullptr ? new_label[input_root] : input_root;
+    const int root = (int)renamed(new_label, input_root);
     const i64 stride = (i64)gridDim.x * THREADS;
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < filled_vertices; v += stride)
         parent[v] = v == root ? root : -1;

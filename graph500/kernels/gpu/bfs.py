@@ -153,9 +153,8 @@ class LevelSynchronousBFS:
         # parents a search writes -1 into, [0, filled): past the last vertex with edges, when the search maps
         # its parents back to the input's labels (degree-ordered graphs put the vertices without edges last)
         self._filled_vertices = n
-        if graph.order is not None:
-            with_edges = cupy.flatnonzero(degrees)
-            self._filled_vertices = int(with_edges[-1]) + 1 if with_edges.size else 0
+        if graph.order is not None:  # decreasing degree: the vertices with edges come first
+            self._filled_vertices = int(cupy.count_nonzero(degrees))
         self._num_hubs = int((degrees >= self.hub_degree).sum())
         del degrees
         self._visited = cupy.empty(self._num_words, dtype=np.uint32)
@@ -185,7 +184,7 @@ class LevelSynchronousBFS:
         parent = self._parent if renumbered else cupy.empty(graph.num_vertices, dtype=np.int32)
         start = _kernel("start_search")
         start((runtime.persistent_blocks(start, THREADS, self._filled_vertices),), (THREADS,),
-              (i32(root), runtime.NULL if graph.new_label is None else graph.new_label, i64(self._filled_vertices),
+              (i32(root), runtime.pointer_or_null(graph.new_label), i64(self._filled_vertices),
                i32(self._num_words), self._never_searched, graph.offsets, u32(self.hub_degree), parent,
                self._visited, self._queue, self._counters.device))
         counts = self._counters.read()

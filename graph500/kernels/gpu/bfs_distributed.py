@@ -63,10 +63,6 @@ from graph500.kernels.gpu.runtime import cupy, i32, u32, u64
 from graph500.kernels.graph import PartitionedGraph, whole_graph_part
 
 
-def _kernel(source, name):
-    return runtime.kernel(source, name)
-
-
 def device_part(graph, kernel_name):
     """The `PartitionedGraph` a distributed GPU kernel searches: ``graph`` itself, or a whole `CSRGraph` on the
     device as the one part of a one-rank graph (which must be under its input labels)."""
@@ -113,8 +109,8 @@ class DistributedDirectionOptimizingBFS:
         self._prefix_sums = PrefixSums(max(n, self._block_words), graph.num_edges)
         self._row_end = graph.offsets[1:]
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
-        self._scan_grid = runtime.persistent_blocks(_kernel("bfs", "bottom_up_scan"), THREADS, n)
-        self._long_grid = runtime.persistent_blocks(_kernel("bfs", "bottom_up_long"), THREADS)
+        self._scan_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_scan"), THREADS, n)
+        self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
     def search(self, root):
@@ -184,18 +180,19 @@ class DistributedDirectionOptimizingBFS:
         if local_edges:
             block_frontier = frontier[self._block_slice()]
             word_end = self._prefix_sums.of_populations(block_frontier, self._block_words)
-            _kernel("bfs", "bitmap_to_queue")((runtime.blocks_for(self._block_words, THREADS),), (THREADS,),
-                                              (block_frontier, i32(self._block_words), word_end, self._queue))
+            runtime.kernel("bfs", "bitmap_to_queue")(
+                (runtime.blocks_for(self._block_words, THREADS),), (THREADS,),
+                (block_frontier, i32(self._block_words), word_end, self._queue))
             edge_end, tile_first = self._prefix_sums.of_edge_counts(self._queue, local_size, graph.offsets,
                                                                     self._row_end, local_edges)
-            _kernel("bfs_distributed", "mark_found")(
+            runtime.kernel("bfs_distributed", "mark_found")(
                 (runtime.blocks_for(local_edges, EXPAND_TILE),), (THREADS,),
                 (self._queue, edge_end, tile_first, i32(local_size), u64(local_edges), graph.offsets,
                  graph.neighbors, self._visited, found))
         timer.start("exchange_seconds")
         (found_parts,), _ = self.comm.alltoallv((found,), self._word_counts)
         timer.start("compute_seconds")
-        _kernel("bfs_distributed", "skip_unfound")(
+        runtime.kernel("bfs_distributed", "skip_unfound")(
             (runtime.blocks_for(self._block_words, THREADS),), (THREADS,),
             (found_parts, i32(self.comm.size), i32(self._block_words), self._visited[self._block_slice()],
              self._skip))
@@ -206,11 +203,11 @@ class DistributedDirectionOptimizingBFS:
         are written to ``next_block`` (every word) and counted."""
         graph = self.graph
         self._counters.reset()
-        _kernel("bfs", "bottom_up_scan")(
+        runtime.kernel("bfs", "bottom_up_scan")(
             (self._scan_grid,), (THREADS,),
             (i32(self._block_words), graph.offsets, graph.neighbors, runtime.NULL, frontier, u32(self.short_scan),
              u32(HUB_DEGREE), skip, next_block, parent, self._long_queue, self._counters.device))
-        _kernel("bfs", "bottom_up_long")(
+        runtime.kernel("bfs", "bottom_up_long")(
             (self._long_grid,), (THREADS,),
             (self._long_queue, graph.offsets, graph.neighbors, frontier, u32(self.short_scan), u32(HUB_DEGREE),
              skip, next_block, parent, self._counters.device))

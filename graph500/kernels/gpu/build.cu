@@ -12,12 +12,6 @@
 #define ERROR_LABEL 0
 #define ERROR_WEIGHT 1
 
-// A tuple's label under the graph's labelling: new_label[x], or x itself when new_label is null.
-template <typename Label>
-__device__ __forceinline__ i64 renamed(const int* __restrict__ new_label, Label x) {
-    return new_label != nullptr ? (i64)new_label[x] : (i64)x;
-}
-
 // Degree ordering: degrees[v] += 1 for each endpoint v of a tuple that is not a
 // self-loop (duplicates counted); tuples with a label out of range are skipped
 // (count_buckets reports them).

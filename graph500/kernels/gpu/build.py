@@ -92,7 +92,7 @@ def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
     order = new_label = row_degrees = None
     if degree_ordered:
         order, new_label, row_degrees = _degree_order(src, dst, num_vertices, label)
-    renaming = runtime.NULL if new_label is None else new_label
+    renaming = runtime.pointer_or_null(new_label)
     bucket_bounds = _bucket_bounds(num_tuples, num_vertices, row_degrees)
     del row_degrees
     if degree_ordered:
@@ -107,7 +107,7 @@ def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
     errors = cupy.zeros(2, dtype=np.uint64)
     count_kernel(
         (grid,), (THREADS,),
-        (src, dst, runtime.NULL if weight_bits is None else weight_bits, renaming, i64(num_tuples), i64(num_vertices),
+        (src, dst, runtime.pointer_or_null(weight_bits), renaming, i64(num_tuples), i64(num_vertices),
          bucket_bounds, i32(num_buckets), block_counts, errors),
         shared_mem=shared_bytes)
     bad_labels, bad_weights = (int(e) for e in errors.get())

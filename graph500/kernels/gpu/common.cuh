@@ -15,7 +15,8 @@
 //   and maps each edge to its vertex by binary search there. Precondition:
 //   every queued vertex has at least one edge in its range, so that a tile
 //   spans at most EXPAND_TILE + 1 vertices.
-// - The SSSP kernels' vertex state: one word of distance and parent (state_of).
+// - The SSSP kernels' vertex state: one word of distance and parent (state_of);
+//   labels through a degree-ordered graph's renaming table (renamed).
 
 typedef unsigned long long u64;
 typedef long long i64;
@@ -168,4 +169,11 @@ __device__ __forceinline__ float distance_of(u64 state) { return __uint_as_float
 
 __device__ __forceinline__ u64 state_of(float distance, int parent) {
     return ((u64)__float_as_uint(distance) << 32) | (u32)parent;
+}
+
+// A label under a graph's labelling: new_label[x], or x itself when new_label is null (a graph
+// under its input labels).
+template <typename Label>
+__device__ __forceinline__ i64 renamed(const int* __restrict__ new_label, Label x) {
+    return new_label != nullptr ? (i64)new_label[x] : (i64)x;
 }

@@ -30,11 +30,13 @@ from graph500.kernels.gpu import backend as single_gpu
 from graph500.kernels.gpu.runtime import cupy
 from graph500.kernels.graph import PartitionedGraph
 
-# Device bytes of a rank: per row entry (neighbour, weight), per owned vertex (offsets, queues, prefix sums,
-# parents, the output), per vertex of the whole graph (the BFS's bitmaps and the found bitmap's exchange).
+# Device bytes of a rank: per row entry (neighbour, weight); per owned vertex: offsets, the BFS's queues, prefix
+# sums and parents, the SSSP's states, stamps, queues, prefix sums and outputs; per vertex of the whole graph:
+# bitmaps (the BFS's six and the found blocks received, the SSSP's touched: about 8 bits), the SSSP's staging
+# words, touched vertices and their requests.
 ENTRY_BYTES = 4 + 4
-OWNED_VERTEX_BYTES = 8 + 4 + 4 + 8 + 4 + 4
-GRAPH_VERTEX_BYTES = 8 * 4 / 8
+OWNED_VERTEX_BYTES = 8 + (4 + 4 + 8 + 4) + (8 + 4 + 4 + 4 + 8 + 4 + 4)
+GRAPH_VERTEX_BYTES = 1 + 8 + 4 + 8
 
 
 def device_memory_bytes(scale, edgefactor, num_ranks):

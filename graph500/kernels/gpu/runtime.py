@@ -90,6 +90,11 @@ def u64(value):
     return np.uint64(value)
 
 
+def pointer_or_null(array):
+    """A kernel's pointer argument for an optional array: the array, or the null pointer for None."""
+    return NULL if array is None else array
+
+
 def host_mapped_empty(count, dtype):
     """A CuPy array of ``count`` items of ``dtype`` in pinned host memory, mapped into the device's address space.
 

@@ -45,7 +45,7 @@ split_light_heavy(i64 num_vertices, const i64* __restrict__ offsets, int* __rest
 // Start a search from input_root (under the graph's labels through new_label, unless null).
 extern "C" __global__ void __launch_bounds__(THREADS)
 start_search(int input_root, const int* __restrict__ new_label, i64 num_vertices, u64* __restrict__ state) {
-    const int root = new_label != nullptr ? new_label[input_root] : input_root;
+    const int root = (int)renamed(new_label, input_root);
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS)
         state[v] = v == root ? state_of(0.0f, root) : UNREACHED;
 }
@@ -197,7 +197,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 split_state(i64 num_vertices, const u64* __restrict__ state, const int* __restrict__ order,
             const int* __restrict__ new_label, int* __restrict__ parent, float* __restrict__ distance) {
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS) {
-        const u64 s = state[new_label != nullptr ? new_label[v] : v];
+        const u64 s = state[renamed(new_label, v)];
         const int p = (int)(u32)s;
         parent[v] = p >= 0 && order != nullptr ? order[p] : p;
         distance[v] = distance_of(s);

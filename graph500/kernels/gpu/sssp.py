@@ -169,7 +169,7 @@ class DeltaSteppingSSSP:
         n = self.graph.num_vertices
         start = _kernel("start_search")
         start((runtime.persistent_blocks(start, THREADS, n),), (THREADS,),
-              (i32(root), runtime.NULL if self.graph.new_label is None else self.graph.new_label, i64(n), self._state))
+              (i32(root), runtime.pointer_or_null(self.graph.new_label), i64(n), self._state))
         self._counts = dict.fromkeys(_TRACE_COUNTS, 0)
         timer = runtime.PhaseTimer(self.record_trace)
         low, tail, settled_edges = np.float32(0), False, 0
@@ -269,6 +269,6 @@ class DeltaSteppingSSSP:
         split = _kernel("split_state")
         graph = self.graph
         split((runtime.persistent_blocks(split, THREADS, n),), (THREADS,),
-              (i64(n), self._state, *(runtime.NULL if graph.order is None else table
+              (i64(n), self._state, *(runtime.pointer_or_null(table)
                                       for table in (graph.order, graph.new_label)), parents, distances))
         return parents, distances

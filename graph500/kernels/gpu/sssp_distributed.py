@@ -63,10 +63,6 @@ UNSENT = np.uint64(0xFFFFFFFFFFFFFFFF)
 UNREACHED = np.uint64(0x7F800000FFFFFFFF)  # common.cuh's UNREACHED
 
 
-def _kernel(source, name):
-    return runtime.kernel(source, name)
-
-
 @register(distributed_default=True)
 class DistributedDeltaSteppingSSSP:
     """Delta-stepping over the ranks of ``graph.comm``, one GPU each, requests reduced per target."""
@@ -98,7 +94,8 @@ class DistributedDeltaSteppingSSSP:
         self._prefix_sums = PrefixSums(max(n, self._num_words), graph.num_edges)
         self._row_end = graph.offsets[1:]
         self._counters = runtime.DeviceCounters(3)
-        self._scan_grid = runtime.persistent_blocks(_kernel("sssp_distributed", "bucket_frontier"), THREADS, n)
+        self._scan_grid = runtime.persistent_blocks(runtime.kernel("sssp_distributed", "bucket_frontier"), THREADS,
+                                                    n)
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
     def search(self, root):
@@ -145,7 +142,7 @@ class DistributedDeltaSteppingSSSP:
             return
         edge_end, tile_first = self._prefix_sums.of_edge_counts(self._queue, size, graph.offsets, self._row_end,
                                                                 edges)
-        _kernel("sssp_distributed", "relax_to_staging")(
+        runtime.kernel("sssp_distributed", "relax_to_staging")(
             (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
             (self._queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, graph.neighbors,
              graph.weights, self._state, i32(graph.first_vertex), self._staging, self._touched))
@@ -159,10 +156,10 @@ class DistributedDeltaSteppingSSSP:
         send_counts = np.diff(sent_through, prepend=0).astype(np.int64)
         total = int(sent_through[-1])
         if total:
-            _kernel("bfs", "bitmap_to_queue")((runtime.blocks_for(self._num_words, THREADS),), (THREADS,),
-                                              (self._touched, i32(self._num_words), word_end,
-                                               self._touched_vertices))
-            _kernel("sssp_distributed", "take_requests")(
+            runtime.kernel("bfs", "bitmap_to_queue")(
+                (runtime.blocks_for(self._num_words, THREADS),), (THREADS,),
+                (self._touched, i32(self._num_words), word_end, self._touched_vertices))
+            runtime.kernel("sssp_distributed", "take_requests")(
                 (runtime.blocks_for(total, THREADS),), (THREADS,),
                 (self._touched_vertices, i32(total), self._staging, self._requests))
             self._touched.fill(0)
@@ -172,7 +169,7 @@ class DistributedDeltaSteppingSSSP:
         self._counters.reset()
         self._iteration += 1
         if received:
-            apply = _kernel("sssp_distributed", "apply_requests")
+            apply = runtime.kernel("sssp_distributed", "apply_requests")
             apply((runtime.persistent_blocks(apply, THREADS, received),), (THREADS,),
                   (vertices, requests, i32(received), i32(graph.first_vertex), np.float32(high),
                    i32(self._iteration), graph.offsets, self._state, self._stamp, self._next_queue,
@@ -185,7 +182,7 @@ class DistributedDeltaSteppingSSSP:
         """Queue the rank's vertices at a distance in [low, high); the counters say how many, their edges and
         the least distance past ``high``."""
         self._counters.reset()
-        _kernel("sssp_distributed", "bucket_frontier")(
+        runtime.kernel("sssp_distributed", "bucket_frontier")(
             (self._scan_grid,), (THREADS,),
             (i32(self.graph.num_local), self._state, np.float32(low), np.float32(high), self.graph.offsets,
              self._queue, self._counters.device))
@@ -204,7 +201,7 @@ class DistributedDeltaSteppingSSSP:
         n = self.graph.num_local
         parents = cupy.empty(n, dtype=np.int32)
         distances = cupy.empty(n, dtype=np.float32)
-        split = _kernel("sssp", "split_state")
+        split = runtime.kernel("sssp", "split_state")
         split((runtime.persistent_blocks(split, THREADS, n),), (THREADS,),
               (runtime.i64(n), self._state, runtime.NULL, runtime.NULL, parents, distances))
         return parents, distances
