@@ -310,6 +310,41 @@ def test_distributed_gpu_sssp_on_one_rank_validates(delta, graph):
         validate_sssp(device_vg, root, parents, distances)
 
 
+@pytest.mark.parametrize("graph", GRAPHS[:2] + GRAPHS[-2:], ids=repr)
+def test_distributed_validator_on_device_arrays_agrees_with_the_host(graph):
+    """A one-rank DistributedValidationGraph of CuPy tuples (a device communicator) gives the host's nedge, and
+    the host's rule for a planted fault."""
+    from graph500.comm import SelfCommunicator
+    from graph500.partition import VertexBlocks
+    from graph500.validators.distributed import DistributedValidationGraph
+
+    n = graph.num_vertices
+    on_device = DistributedValidationGraph.from_edges(SelfCommunicator(xp=cupy), VertexBlocks(n, 1),
+                                                      cupy.asarray(graph.src), cupy.asarray(graph.dst), n,
+                                                      cupy.asarray(graph.weights))
+    on_host = DistributedValidationGraph.from_edges(SelfCommunicator(), VertexBlocks(n, 1), graph.src, graph.dst,
+                                                    n, graph.weights)
+    bfs_kernel = gpu_bfs.DirectionOptimizingBFS(gpu_build_csr(graph.src, graph.dst, n))
+    sssp_kernel = gpu_sssp.DeltaSteppingSSSP(gpu_build_csr(graph.src, graph.dst, n, graph.weights))
+    for root in graph.roots[:4]:
+        parents = bfs_kernel.search(root)
+        assert validate_bfs(on_device, root, parents) == validate_bfs(on_host, root, parents)
+        parents, distances = sssp_kernel.search(root)
+        assert validate_sssp(on_device, root, parents, distances) == validate_sssp(on_host, root, parents,
+                                                                                    distances)
+    reached = cupy.flatnonzero(parents >= 0)
+    if reached.size > 1:
+        planted = parents.copy()
+        vertex = int(reached[-1]) if int(reached[-1]) != root else int(reached[0])
+        planted[vertex] = vertex  # a reached vertex its own parent
+        rules = []
+        for vg in (on_device, on_host):
+            with pytest.raises(Graph500Error) as caught:
+                validate_sssp(vg, root, planted, distances)
+            rules.append(caught.value.rule)
+        assert rules[0] == rules[1]
+
+
 @pytest.mark.parametrize("graph", GRAPHS[:2] + GRAPHS[-3:], ids=repr)
 def test_strongest_neighbour_is_the_neighbour_of_largest_degree(graph):
     csr = cpu_build_csr(graph.src, graph.dst, graph.num_vertices)

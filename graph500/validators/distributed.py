@@ -61,7 +61,11 @@ are summed once (one allreduce of N int64 in `from_edges`) and each rank
 keeps those of its own vertices, so a search costs one scalar allreduce.
 
 The arrays travel through the communicator's interface only
-(`graph500.comm`); CuPy parts are copied to the host first.
+(`graph500.comm`), in the array module of the rank's tuples: NumPy with an
+MPI communicator (CuPy parts of the result are copied to the host first),
+or CuPy with a device communicator (`graph500.comm.NCCLCommunicator`: every
+step above then runs on the rank's GPU, as the single-process validator
+does on CuPy arrays).
 """
 
 import numpy
@@ -94,6 +98,11 @@ class DistributedValidationGraph:
         self.owned_first_endpoint_counts = owned_first_endpoint_counts
 
     @property
+    def xp(self):
+        """The array module of this rank's tuples (NumPy, or CuPy with a device communicator)."""
+        return array_module(self.local.src)
+
+    @property
     def weights(self):
         """This rank's tuple weights (None when the graph was prepared without weights)."""
         return self.local.weights
@@ -110,8 +119,7 @@ class DistributedValidationGraph:
             if blocks.num_vertices != num_vertices or blocks.num_ranks != comm.size:
                 raise ValueError(f"the blocks partition {blocks.num_vertices} vertices over {blocks.num_ranks} "
                                  f"ranks, not {num_vertices} over {comm.size}")
-            local = ValidationGraph.from_edges(_host(src), _host(dst), num_vertices,
-                                               None if weights is None else _host(weights))
+            local = ValidationGraph.from_edges(src, dst, num_vertices, weights)
         except ValueError as error:
             problem = str(error)
         reports = comm.allgather_object((problem, weights is not None))
@@ -120,7 +128,8 @@ class DistributedValidationGraph:
                 raise ValueError(rank_problem if comm.size == 1 else f"rank {rank}: {rank_problem}")
         if len({weighted for _, weighted in reports}) > 1:
             raise ValueError("some ranks gave weights and others did not")
-        counts = comm.allreduce(numpy.ascontiguousarray(local.first_endpoint_counts, dtype=numpy.int64), "sum")
+        xp = array_module(local.src)
+        counts = comm.allreduce(xp.ascontiguousarray(local.first_endpoint_counts, dtype=xp.int64), "sum")
         owned = counts[blocks.begin(comm.rank):blocks.end(comm.rank)].copy()
         return cls(comm, blocks, local, owned)
 
@@ -130,7 +139,7 @@ class DistributedValidationGraph:
         Counts the tuples whose first endpoint is reached: both endpoints are,
         once reached-unreached-edge holds (see `common.ValidationGraph`).
         """
-        local_reached = _host(local_reached)
+        local_reached = _in(self.xp, local_reached)
         count = self.blocks.count(self.comm.rank)
         problem = None
         if local_reached.shape != (count,):
@@ -148,15 +157,15 @@ class DistributedValidationGraph:
 
 def validate_bfs(vg, root, parents, *, engine="auto"):
     """`bfs.validate_bfs` of a result split over the ranks: `parents` is this rank's part (collective)."""
-    kernel = bfs.KERNEL
+    kernel, xp = bfs.KERNEL, vg.xp
     root, shapes = _exchange_shapes(vg, root, parents, None)
     parents = _gather_parents(vg, kernel, root, parents, shapes)
     reached = check_parents(kernel, vg, root, parents)
-    bfs.check_self_parents(numpy, parents, root, reached)
+    bfs.check_self_parents(xp, parents, root, reached)
     levels = tree_levels(kernel, parents, root, reached)
     parents = parents.astype(vg.local.src.dtype, copy=False)
-    confirmed = numpy.zeros(vg.num_vertices, dtype=numpy.bool_)
-    reached_unreached, level_jump, _ = bfs.edge_pass(numpy, vg.local, root, reached, levels, parents, engine,
+    confirmed = xp.zeros(vg.num_vertices, dtype=xp.bool_)
+    reached_unreached, level_jump, _ = bfs.edge_pass(xp, vg.local, root, reached, levels, parents, engine,
                                                      confirmed)
     fault = _fault(bfs.raise_tuple_fault, vg.local, reached, levels, reached_unreached, level_jump)
     return _settle(vg, root, reached, fault, confirmed, lambda vertex: bfs.raise_unconfirmed(parents, vertex))
@@ -167,28 +176,28 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     (collective)."""
     if vg.weights is None:
         raise ValueError("SSSP validation needs a ValidationGraph built with weights")
-    kernel = sssp.KERNEL
+    kernel, xp = sssp.KERNEL, vg.xp
     root, shapes = _exchange_shapes(vg, root, parents, distances)
     parents = _gather_parents(vg, kernel, root, parents, shapes)
     reached = check_parents(kernel, vg, root, parents)
     _check_part_lengths(vg, kernel, "distances-length", "distance", [shape[2] for shape in shapes])
-    distances = vg.comm.allgather(_host(distances).astype(numpy.float32, copy=False))
+    distances = vg.comm.allgather(_in(xp, distances).astype(xp.float32, copy=False))
     distances = sssp.check_distances(vg, root, distances)
     tree_levels(kernel, parents, root, reached)
     parents = parents.astype(vg.local.src.dtype, copy=False)
-    confirmed = numpy.zeros(vg.num_vertices, dtype=numpy.bool_)
-    reached_unreached, not_minimal, _ = sssp.edge_pass(numpy, vg.local, root, reached, parents, distances,
+    confirmed = xp.zeros(vg.num_vertices, dtype=xp.bool_)
+    reached_unreached, not_minimal, _ = sssp.edge_pass(xp, vg.local, root, reached, parents, distances,
                                                        engine, confirmed)
     fault = _fault(sssp.raise_tuple_fault, vg.local, reached, distances, reached_unreached, not_minimal)
     return _settle(vg, root, reached, fault, confirmed,
                    lambda vertex: sssp.raise_unconfirmed(parents, distances, vertex))
 
 
-def _host(array):
-    """A NumPy array of `array` (CuPy arrays are copied to the host)."""
-    if array_module(array) is numpy:
-        return numpy.asarray(array)
-    return array.get()
+def _in(xp, array):
+    """``array`` as an array of module ``xp``: copied between the host and the device where it is not."""
+    if array_module(array) is xp:
+        return array
+    return xp.asarray(array) if xp is not numpy else array.get()
 
 
 def _exchange_shapes(vg, root, parents, distances):
@@ -212,7 +221,7 @@ def _gather_parents(vg, kernel, root, parents, shapes):
         if numpy.dtype(dtype).kind != "i":
             part = "" if vg.comm.size == 1 else f"rank {rank}'s "
             raise TypeError(f"{part}parents must be a signed integer array, not {numpy.dtype(dtype)}")
-    return vg.comm.allgather(_host(parents).astype(numpy.int64, copy=False))
+    return vg.comm.allgather(_in(vg.xp, parents).astype(vg.xp.int64, copy=False))
 
 
 def _check_part_lengths(vg, kernel, rule, name, shapes):
@@ -247,5 +256,5 @@ def _settle(vg, root, reached, fault, confirmed, raise_unconfirmed):
         kernel, rule, message, vertex, edge = min(faults, key=lambda item: item[:2])[2]
         raise ValidationError(kernel, rule, message, vertex=vertex, edge=edge)
     confirmed = comm.allreduce(confirmed, "or")
-    raise_unconfirmed(first_unconfirmed(numpy, reached, confirmed, root))
+    raise_unconfirmed(first_unconfirmed(vg.xp, reached, confirmed, root))
     return sum(rank_share for _, rank_share in reports)
