@@ -25,10 +25,12 @@ The operations (all collective: every rank calls them in the same order):
   rank gets the result.
 - ``allgather(array)``: the ranks' 1-D arrays (lengths may differ)
   concatenated in rank order, on every rank.
-- ``alltoallv(arrays, send_counts)``: personalised exchange. ``arrays`` is a
-  tuple of 1-D arrays of one length, grouped by destination rank
-  (``send_counts[r]`` elements for rank r, in rank order). Returns the tuple
-  of received arrays (grouped by source rank) and the received counts.
+- ``alltoallv(arrays, send_counts, receive_counts=None)``: personalised
+  exchange. ``arrays`` is a tuple of 1-D arrays of one length, grouped by
+  destination rank (``send_counts[r]`` elements for rank r, in rank order).
+  Returns the tuple of received arrays (grouped by source rank) and the
+  received counts. A caller that knows the counts it receives passes them,
+  and the ranks skip exchanging them.
 - ``gathered_array(counts, dtype)``: a `GatheredArray` (not itself a
   collective call on every communicator, but called by every rank in the
   same order): ``local``, this rank's ``counts[rank]`` items, which it
@@ -129,7 +131,7 @@ class SelfCommunicator:
     def allgather(self, array):
         return array.copy()
 
-    def alltoallv(self, arrays, send_counts):
+    def alltoallv(self, arrays, send_counts, receive_counts=None):
         return tuple(array.copy() for array in arrays), np.asarray(send_counts, dtype=np.int64).copy()
 
     def bcast(self, value, root=0):
@@ -187,10 +189,12 @@ class MPICommunicator:
         self._comm.Allgatherv(send, [received, counts])
         return received
 
-    def alltoallv(self, arrays, send_counts):
+    def alltoallv(self, arrays, send_counts, receive_counts=None):
         send_counts = np.ascontiguousarray(send_counts, dtype=np.int64)
-        receive_counts = np.empty_like(send_counts)
-        self._comm.Alltoall(send_counts, receive_counts)
+        if receive_counts is None:
+            receive_counts = np.empty_like(send_counts)
+            self._comm.Alltoall(send_counts, receive_counts)
+        receive_counts = np.ascontiguousarray(receive_counts, dtype=np.int64)
         send_displacements = _displacements(send_counts)
         receive_displacements = _displacements(receive_counts)
         received = []
@@ -293,9 +297,11 @@ class NCCLCommunicator:
         self._exchange([send] * self.size, received, np.full(self.size, send.shape[0], dtype=np.int64), counts)
         return received
 
-    def alltoallv(self, arrays, send_counts):
+    def alltoallv(self, arrays, send_counts, receive_counts=None):
         send_counts = np.asarray(self._cupy.asnumpy(send_counts), dtype=np.int64)
-        _, receive_counts = self.host.alltoallv((), send_counts)  # the counts alone, through MPI
+        if receive_counts is None:
+            _, receive_counts = self.host.alltoallv((), send_counts)  # the counts alone, through MPI
+        receive_counts = np.asarray(receive_counts, dtype=np.int64)
         send_displacements = _displacements(send_counts)
         received = []
         for array in arrays:

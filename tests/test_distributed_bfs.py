@@ -67,8 +67,11 @@ def fixture_graphs():
         yield os.path.basename(path), src, dst, 1 << scale, [int(root) for root in roots]
 
 
-@pytest.mark.parametrize("tunables", [{}, {"parallel_edges": 0}, {"alpha": 2.0, "beta": 2.0}, {"reorder": False}],
-                         ids=["defaults", "parallel-edges-0", "early-switches", "no-reorder"])
+@pytest.mark.parametrize("tunables", [{}, {"parallel_edges": 0}, {"alpha": 2.0, "beta": 2.0}, {"reorder": False},
+                                      {"found_bitmap_edges": 0}, {"found_bitmap_edges": 1 / 64},
+                                      {"found_bitmap_edges": 0, "parallel_edges": 0}],
+                         ids=["defaults", "parallel-edges-0", "early-switches", "no-reorder", "found-bitmaps",
+                              "found-bitmaps-from-n-64", "found-bitmaps-parallel"])
 @pytest.mark.parametrize("threads", THREADS)
 @pytest.mark.parametrize("case", list(fixture_graphs()) + odd_graphs(), ids=lambda case: case[0])
 def test_one_rank_trees_are_valid_with_the_one_process_nedge(case, threads, tunables):
@@ -95,7 +98,7 @@ def test_registered_as_the_distributed_default():
 def test_trace_has_both_directions_and_global_counts():
     name, src, dst, num_vertices, roots = next(fixture_graphs())
     graph = build_csr(src, dst, num_vertices)
-    kernel = DistributedBFS(graph)
+    kernel = DistributedBFS(graph)  # top-down levels by requests (the default)
     parents = kernel.search(roots[0])
     directions = [level["direction"] for level in kernel.trace]
     assert directions[0] == "top-down" and "bottom-up" in directions
@@ -104,6 +107,11 @@ def test_trace_has_both_directions_and_global_counts():
     # A top-down level examines its frontier's edges: the root's level, the root's degree.
     assert top_down[0]["edges_examined"] == graph.offsets[roots[0] + 1] - graph.offsets[roots[0]]
     assert sum(level["frontier"] for level in kernel.trace) == np.count_nonzero(parents >= 0)
+    # By found bitmaps, a top-down level also counts the parent search's edges.
+    kernel = DistributedBFS(graph, found_bitmap_edges=0)
+    assert np.array_equal(kernel.search(roots[0]) >= 0, parents >= 0)
+    top_down = [level for level in kernel.trace if level["direction"] == "top-down"]
+    assert top_down[0]["edges_examined"] > graph.offsets[roots[0] + 1] - graph.offsets[roots[0]]
 
 
 RANK_SCRIPT = r'''
@@ -120,6 +128,7 @@ from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators import ValidationGraph, validate_bfs
 
 scale, edgefactor, num_roots, parallel_edges, busiest_rank = (int(arg) for arg in sys.argv[1:6])
+found_bitmap_edges = float(sys.argv[6])
 comm = world()
 num_vertices, num_tuples = 1 << scale, edgefactor << scale
 blocks = VertexBlocks(num_vertices, comm.size)
@@ -129,7 +138,8 @@ graph = partition_graph(comm, blocks, src, dst, None)
 has_edge = np.zeros(num_vertices, dtype=bool)
 mark_incident(src, dst, has_edge)
 roots, _ = search_keys(scale, 2, 3, comm.allreduce(has_edge, "or"), num_roots)
-kernel = DistributedBFS(graph, parallel_edges=parallel_edges, busiest_rank=bool(busiest_rank))
+kernel = DistributedBFS(graph, parallel_edges=parallel_edges, busiest_rank=bool(busiest_rank),
+                        found_bitmap_edges=found_bitmap_edges)
 if comm.rank == 0:
     all_src, all_dst, _ = kronecker.generate_edges(scale, edgefactor, 2, 3)
     validation = ValidationGraph.from_edges(all_src, all_dst, num_vertices)
@@ -147,12 +157,15 @@ for root in roots:
 
 
 @needs_mpi
-@pytest.mark.parametrize("num_ranks, threads, parallel_edges, busiest_rank", [(2, 1, 1 << 15, 1), (3, 2, 0, 0)])
-def test_ranks_build_valid_trees_with_the_one_process_nedge(tmp_path, num_ranks, threads, parallel_edges, busiest_rank):
+@pytest.mark.parametrize("num_ranks, threads, parallel_edges, busiest_rank, found_bitmap_edges",
+                         [(2, 1, 1 << 15, 1, float("inf")), (3, 2, 0, 0, 0), (2, 2, 0, 1, 1 / 64)])
+def test_ranks_build_valid_trees_with_the_one_process_nedge(tmp_path, num_ranks, threads, parallel_edges, busiest_rank,
+                                                            found_bitmap_edges):
     scale, edgefactor, num_roots = 11, 16, 8
     script = tmp_path / "ranks.py"
     script.write_text(RANK_SCRIPT)
-    result = run_ranks(num_ranks, script, scale, edgefactor, num_roots, parallel_edges, busiest_rank, threads=threads)
+    result = run_ranks(num_ranks, script, scale, edgefactor, num_roots, parallel_edges, busiest_rank,
+                       found_bitmap_edges, threads=threads)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     lines = [line.split() for line in result.stdout.splitlines() if line.startswith("nedge")]
     src, dst, _ = kronecker.generate_edges(scale, edgefactor, 2, 3)

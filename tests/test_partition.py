@@ -112,6 +112,8 @@ values = np.concatenate([np.full(rank + d, 10 * rank + d) for d in range(size)])
 expected = np.concatenate([np.full(source + rank, 10 * source + rank) for source in range(size)])
 assert received.tolist() == expected.tolist() and (doubled == 2.0 * expected).all()
 assert received_counts.tolist() == [source + rank for source in range(size)]
+(again,), again_counts = comm.alltoallv((values,), counts, received_counts)  # the counts known: not exchanged
+assert again.tolist() == expected.tolist() and again_counts.tolist() == received_counts.tolist()
 assert comm.bcast(rank * 7, root=2) == 14
 # gathered arrays: one host, so a shared window; each rank writes its part, publishes, reads the whole, twice
 gathered = comm.gathered_array([1, 2, 3], np.uint64)

@@ -27,6 +27,21 @@ bitmap of all N vertices. By Beamer's rules on global counts, a level is:
   duplicates), so the next frontier has no duplicates. Every requested vertex is claimed by its
   owner, so the bits set while requesting are bits of the next frontier: the
   visited bitmaps of all ranks agree again after the next allgather.
+- top-down by found bitmaps (a level of at least ``found_bitmap_edges`` x N
+  frontier edges, over all ranks; off by default): each rank finds the
+  unvisited neighbours of its frontier as above and marks them in a bitmap
+  of all N vertices, the ranks exchange its blocks (one alltoallv of N / 8
+  bytes in all a rank, whatever the edges, the counts known), and each
+  owner finds a parent in the published frontier for every vertex any rank
+  found, by the bottom-up scan restricted to them: no per-edge request, no
+  claim (the multi-GPU kernel's top-down, `graph500.kernels.gpu.bfs_distributed`).
+  On 2 ranks of 2 cores, SCALE 20, 16 keys, 4 interleaved rounds
+  (benchmarks/distributed_sweep.py), against requests only: at every
+  level with N / 64 edges 0.81x, at every level 0.73x (a found vertex's
+  row is scanned, hubs first, for its parent, which the request carried),
+  from N / 4 1.01x, from N 0.97x; it is meant for many ranks, where a hub
+  level's requests are millions and their exchange and claims the cost
+  (README: P = 16 weak scaling), and is not yet measured there.
 - bottom-up: the frontier is replicated on every rank as a bitmap of all N
   vertices (each rank contributes the words of its block), as in the
   replicated-bitmap bottom-up of Yasui, Fujisawa and Sato (Graph500
@@ -101,8 +116,9 @@ Construction: an allreduce (largest
 degree class) and three allgathers (N new labels, N degree classes, N input
 labels).
 
-Tunables: ``alpha`` (40) and ``beta`` (18, Beamer's value as in the
-one-process kernel). A top-down edge costs more here than in one process
+Tunables: ``found_bitmap_edges`` (FOUND_BITMAP_EDGES: off, see above),
+``alpha`` (40) and ``beta`` (18, Beamer's value as in the one-process
+kernel). A top-down edge costs more here than in one process
 (requests exchanged and claimed by their owner) and less and less against
 a degree-ordered bottom-up scan as P grows, so bottom-up pays earlier than
 Beamer's alpha = 15 says: 16 keys, interleaved rounds, 1 thread a rank,
@@ -146,6 +162,7 @@ from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
 ALPHA = 40  # see the module's notes: top-down costs more per edge here than in one process
 HALF_BITS = np.uint64(32)  # a packed request: child offset << HALF_BITS | parent offset (blocks <= 2^32)
 HALF_MASK = np.uint64((1 << 32) - 1)
+FOUND_BITMAP_EDGES = float("inf")  # times N: top-down levels of this many frontier edges exchange found bitmaps
 
 
 @numba.njit(parallel=True, cache=True)
@@ -340,7 +357,8 @@ class DistributedBFS:
     backend = "cpu"
     distributed = True
 
-    def __init__(self, graph, alpha=ALPHA, beta=BETA, parallel_edges=PARALLEL_EDGES, reorder=True, busiest_rank=True):
+    def __init__(self, graph, alpha=ALPHA, beta=BETA, parallel_edges=PARALLEL_EDGES, reorder=True, busiest_rank=True,
+                 found_bitmap_edges=FOUND_BITMAP_EDGES):
         if isinstance(graph, PartitionedGraph):
             self.labels = None
         else:
@@ -352,6 +370,8 @@ class DistributedBFS:
         self.graph = graph
         self.alpha, self.beta, self.parallel_edges = alpha, beta, parallel_edges
         self.busiest_rank = busiest_rank
+        # top-down levels of at least this many frontier edges (all ranks') exchange found bitmaps
+        self.found_bitmap_edges = found_bitmap_edges * graph.num_vertices
         self.comm = graph.comm
         rows = CSRGraph(graph.num_local, graph.offsets, graph.neighbors)  # local rows, neighbours global
         self.layout = BottomUpLayout(rows)
@@ -362,6 +382,8 @@ class DistributedBFS:
         # the frontier bitmap, now and next: this rank's words, and all N vertices' once published
         word_counts = [bitmap_words(graph.blocks.count(rank)) for rank in range(self.comm.size)]
         self.frontiers = [self.comm.gathered_array(word_counts, np.uint64) for _ in range(2)]
+        self.word_counts = np.array(word_counts, dtype=np.int64)
+        self.found = np.empty_like(self.visited)  # found bitmaps' top-down: the vertices this rank found
         if graph.blocks.block > 1 << 32:
             raise ValueError("a packed top-down request holds offsets of blocks of at most 2^32 vertices")
         self.requests = np.empty((2, 0), dtype=graph.neighbors.dtype)  # child, claimer (as made)
@@ -385,6 +407,39 @@ class DistributedBFS:
         else:
             frontier.publish()
             np.bitwise_or(self.visited, frontier.whole, out=self.visited)
+
+    def _found_bitmap_step(self, frontier, next_frontier, parent):
+        """One top-down level by found bitmaps: this rank marks the unvisited neighbours of its frontier in a
+        bitmap of all N vertices, the ranks exchange its blocks (alltoallv, N / 8 bytes in all a rank), and
+        each owner finds a parent in the (published) frontier for every vertex some rank found, by the
+        bottom-up scan restricted to them. Returns (found, their edges, edges examined)."""
+        graph, comm = self.graph, self.comm
+        queue = bitmap_to_queue(frontier.local)
+        frontier.publish()
+        np.bitwise_or(self.visited, frontier.whole, out=self.visited)
+        edge_prefix = frontier_edge_prefix(graph.offsets, queue)
+        edges = int(edge_prefix[-1])
+        num_tasks = numba.get_num_threads() if edges >= self.parallel_edges else 1
+        child, claimer, _ = self._request_buffers(edges)
+        task_counts = np.empty((num_tasks, comm.size), dtype=np.int64)
+        visited_before = self.local_visited.copy()  # requesting marks the children visited, this rank's too
+        _request_children(graph.offsets, graph.neighbors, queue, edge_prefix, self.visited, graph.blocks.block,
+                          child, claimer, task_counts)
+        self.found[:] = 0
+        for task in range(num_tasks):  # each task's children from its share's first edge index on
+            begin, _ = equal_share(task, num_tasks, edges)
+            set_bits(self.found, child[begin:begin + task_counts[task].sum()])
+        (parts,), _ = comm.alltoallv((self.found,), self.word_counts,
+                                     np.full(comm.size, self.local_visited.shape[0], dtype=np.int64))
+        found_here = np.bitwise_or.reduce(parts.reshape(comm.size, -1), axis=0)
+        skip = visited_before | ~found_here  # the scan's "visited": all but the found ones
+        next_frontier[:] = 0
+        word_bounds, task_copy = self.layout.tasks()
+        found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy,
+                                         frontier.whole.reshape(1, -1), next_frontier.reshape(1, -1), skip, parent)
+        np.bitwise_or(self.local_visited, next_frontier, out=self.local_visited)
+        found_edges = queue_edges_of(graph.offsets, bitmap_to_queue(next_frontier)) if found else 0
+        return found, found_edges, edges + examined
 
     def _top_down_step(self, frontier, frontier_size, next_frontier, parent):
         """One top-down level from this rank's frontier (a gathered array; ``frontier_size`` vertices on all
@@ -449,8 +504,11 @@ class DistributedBFS:
                 found_edges = 0  # counted below if top-down follows
             else:
                 unexplored_edges -= frontier_edges
-                found, found_edges, examined = self._top_down_step(frontier, frontier_size, next_frontier.local,
-                                                                   parent)
+                if frontier_edges >= self.found_bitmap_edges:
+                    found, found_edges, examined = self._found_bitmap_step(frontier, next_frontier.local, parent)
+                else:
+                    found, found_edges, examined = self._top_down_step(frontier, frontier_size,
+                                                                       next_frontier.local, parent)
             totals = comm.allreduce(np.array([found, found_edges, examined], dtype=np.int64), "sum")
             self.trace.append(trace_entry("bottom-up" if bottom_up else "top-down", frontier_size, totals[2],
                                           time.perf_counter() - start))
