@@ -1,6 +1,6 @@
 """Per-level time of the multi-GPU BFS, split into compute and communication, and each search's time.
 
-    mpiexec -n G python benchmarks/multi_gpu.py [--scale 24] [--roots 8] [--edgefactor 16]
+    mpiexec -n G python benchmarks/multi_gpu.py [--scale 24] [--roots 8] [--edgefactor 16] [--deltas D1 D2 ...]
 
 Each rank takes a GPU (`graph500.kernels.gpu.distributed_backend`), generates
 its slice of the reference graph and builds its rows as ``graph500 run
@@ -12,7 +12,10 @@ those the compute (the rank's kernels) and the exchange (the found-bitmap
 alltoallv of a top-down level, the frontier allgather, the visited update),
 from CUDA events on rank 0's stream: an exchange also waits for the slowest
 rank. Then each search's median seconds (BFS with the trace's events, SSSP
-without), and ``--roots`` of each. With G = 1 the exchanges are copies.
+without, for each of ``--deltas``: the default bucket width and the
+others, as the SSSP's rounds, each with its host round trips, fall as delta
+grows and its relaxations rise), and ``--roots`` of each. With G = 1 the
+exchanges are copies.
 """
 
 import argparse
@@ -46,6 +49,7 @@ def main():
     parser.add_argument("--scale", type=int, default=24)
     parser.add_argument("--edgefactor", type=int, default=16)
     parser.add_argument("--roots", type=int, default=8)
+    parser.add_argument("--deltas", type=float, nargs="*", default=[], help="SSSP bucket widths besides the default")
     args = parser.parse_args()
     comm = world()
     set_threads_per_rank(comm)
@@ -56,14 +60,16 @@ def main():
     roots, _ = search_keys(args.scale, 2, 3, backend.incident_vertices(src, dst, num_vertices), args.roots)
     del src, dst, weights
     bfs = DistributedDirectionOptimizingBFS(graph, trace=True)
-    sssp = DistributedDeltaSteppingSSSP(graph)
+    sssp_kernels = [DistributedDeltaSteppingSSSP(graph)] + [DistributedDeltaSteppingSSSP(graph, delta=delta)
+                                                            for delta in args.deltas]
     levels = defaultdict(list)
-    bfs_seconds, sssp_seconds = [], []
+    bfs_seconds, sssp_seconds = [], defaultdict(list)
     for root in map(int, roots):
         bfs_seconds.append(timed_search(comm, bfs.search, root))
         for depth, level in enumerate(bfs.trace):
             levels[depth].append(level)
-        sssp_seconds.append(timed_search(comm, sssp.search, root))
+        for sssp in sssp_kernels:
+            sssp_seconds[sssp.delta].append(timed_search(comm, sssp.search, root))
     if comm.rank != 0:
         return
     rows = []
@@ -77,8 +83,9 @@ def main():
           f"that reach them), rank 0's stream:")
     print(tabulate(rows, headers=["level", "direction", "roots", "frontier", "ms", "compute ms", "exchange ms"],
                    floatfmt=".3f"))
-    print(f"BFS search: median {1e3 * np.median(bfs_seconds):.2f} ms (traced); SSSP search: median "
-          f"{1e3 * np.median(sssp_seconds):.2f} ms")
+    print(f"BFS search: median {1e3 * np.median(bfs_seconds):.2f} ms (traced)")
+    for delta, seconds in sssp_seconds.items():
+        print(f"SSSP search, delta {delta:.4g}: median {1e3 * np.median(seconds):.2f} ms")
 
 
 if __name__ == "__main__":
