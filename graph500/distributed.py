@@ -52,7 +52,7 @@ class DistributedBackend(Backend):
 
     def one_rank(self):
         """This backend on one rank (the warm-up's: the ranks' steps with no collective)."""
-        return DistributedBackend(SelfCommunicator())
+        return type(self)(SelfCommunicator())
 
     def blocks(self, num_vertices):
         """The vertex partition of a graph of ``num_vertices`` over this run's ranks (Graph500Error if impossible)."""

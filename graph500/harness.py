@@ -104,26 +104,26 @@ def load_backend(name, comm=None):
     With a communicator of several ranks: the distributed backend, on the CPUs (``cpu`` and ``auto``) or one
     GPU per rank (``gpu``).
     """
-    if comm is not None and comm.size > 1:
+    several_ranks = comm is not None and comm.size > 1
+    on_gpu = False
+    if name == "gpu" or (name == "auto" and not several_ranks):
+        reason = gpu_unavailable_reason()
+        if reason is not None and name == "gpu":
+            raise Graph500Error(f"--backend gpu: {reason}")
+        on_gpu = reason is None
+    if several_ranks:
         from graph500.distributed import DistributedBackend, set_threads_per_rank
 
         set_threads_per_rank(comm)
-        if name == "gpu":
-            reason = gpu_unavailable_reason()
-            if reason is not None:
-                raise Graph500Error(f"--backend gpu: {reason}")
+        if on_gpu:
             from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
 
             return DistributedGPUBackend(comm)
         return DistributedBackend(comm)
-    if name in ("gpu", "auto"):
-        reason = gpu_unavailable_reason()
-        if reason is None:
-            from graph500.kernels.gpu.backend import Backend as GPUBackend
+    if on_gpu:
+        from graph500.kernels.gpu.backend import Backend as GPUBackend
 
-            return GPUBackend()
-        if name == "gpu":
-            raise Graph500Error(f"--backend gpu: {reason}")
+        return GPUBackend()
     from graph500.kernels.cpu.backend import Backend as CPUBackend
 
     return CPUBackend()

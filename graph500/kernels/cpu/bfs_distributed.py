@@ -390,13 +390,12 @@ class DistributedBFS:
         self.send = np.empty(0, dtype=np.uint64)  # packed, by owner
         self.trace = []
 
-    def _request_buffers(self, size):
-        """The request arrays (child, claimer, packed send), at least ``size`` long (grown when a level needs
+    def _grow_request_buffers(self, size):
+        """Make the request arrays (child, claimer, packed send) at least ``size`` long (grown when a level needs
         more)."""
         if self.requests.shape[1] < size:
             self.requests = np.empty((2, size), dtype=self.requests.dtype)
             self.send = np.empty(size, dtype=np.uint64)
-        return self.requests[0], self.requests[1], self.send
 
     def _mark_frontier_visited(self, frontier, queue, frontier_size):
         """Set every rank's frontier vertices in the replicated visited bitmap: allgather the labels when
@@ -408,6 +407,22 @@ class DistributedBFS:
             frontier.publish()
             np.bitwise_or(self.visited, frontier.whole, out=self.visited)
 
+    def _request_children(self, queue):
+        """``(child, claimer, task_counts, edges)``: the requests of this rank's frontier ``queue`` made by
+        `_request_children` (each task's from its share's first edge index on; ``task_counts[t, r]`` of task t
+        for rank r), over the queue's ``edges`` edges; the children are marked in ``visited``, and ``send`` has
+        room for the packed requests."""
+        graph = self.graph
+        edge_prefix = frontier_edge_prefix(graph.offsets, queue)
+        edges = int(edge_prefix[-1])
+        num_tasks = numba.get_num_threads() if edges >= self.parallel_edges else 1
+        self._grow_request_buffers(edges)
+        child, claimer = self.requests
+        task_counts = np.empty((num_tasks, self.comm.size), dtype=np.int64)
+        _request_children(graph.offsets, graph.neighbors, queue, edge_prefix, self.visited, graph.blocks.block,
+                          child, claimer, task_counts)
+        return child, claimer, task_counts, edges
+
     def _found_bitmap_step(self, frontier, next_frontier, parent):
         """One top-down level by found bitmaps: this rank marks the unvisited neighbours of its frontier in a
         bitmap of all N vertices, the ranks exchange its blocks (alltoallv, N / 8 bytes in all a rank), and
@@ -417,17 +432,11 @@ class DistributedBFS:
         queue = bitmap_to_queue(frontier.local)
         frontier.publish()
         np.bitwise_or(self.visited, frontier.whole, out=self.visited)
-        edge_prefix = frontier_edge_prefix(graph.offsets, queue)
-        edges = int(edge_prefix[-1])
-        num_tasks = numba.get_num_threads() if edges >= self.parallel_edges else 1
-        child, claimer, _ = self._request_buffers(edges)
-        task_counts = np.empty((num_tasks, comm.size), dtype=np.int64)
         visited_before = self.local_visited.copy()  # requesting marks the children visited, this rank's too
-        _request_children(graph.offsets, graph.neighbors, queue, edge_prefix, self.visited, graph.blocks.block,
-                          child, claimer, task_counts)
+        child, _, task_counts, edges = self._request_children(queue)
         self.found[:] = 0
-        for task in range(num_tasks):  # each task's children from its share's first edge index on
-            begin, _ = equal_share(task, num_tasks, edges)
+        for task in range(task_counts.shape[0]):  # each task's children from its share's first edge index on
+            begin, _ = equal_share(task, task_counts.shape[0], edges)
             set_bits(self.found, child[begin:begin + task_counts[task].sum()])
         (parts,), _ = comm.alltoallv((self.found,), self.word_counts,
                                      np.full(comm.size, self.local_visited.shape[0], dtype=np.int64))
@@ -447,15 +456,10 @@ class DistributedBFS:
         graph = self.graph
         queue = bitmap_to_queue(frontier.local)
         self._mark_frontier_visited(frontier, queue, frontier_size)
-        edge_prefix = frontier_edge_prefix(graph.offsets, queue)
-        edges = int(edge_prefix[-1])
-        num_tasks = numba.get_num_threads() if edges >= self.parallel_edges else 1
-        child, claimer, send = self._request_buffers(edges)
-        task_counts = np.empty((num_tasks, self.comm.size), dtype=np.int64)
-        _request_children(graph.offsets, graph.neighbors, queue, edge_prefix, self.visited, graph.blocks.block,
-                          child, claimer, task_counts)
+        child, claimer, task_counts, edges = self._request_children(queue)
         send_counts = task_counts.sum(axis=0)
         requests = int(send_counts.sum())
+        send = self.send
         _group_requests_by_owner(child, claimer, edges, task_counts, graph.blocks.block, send)
         (received,), receive_counts = self.comm.alltoallv((send[:requests],), send_counts)
         next_frontier[:] = 0

@@ -274,8 +274,14 @@ class LevelSynchronousBFS:
     def _bitmap_to_queue(self):
         """Bottom-up to top-down: the frontier bitmap becomes a sorted queue."""
         word_end = self._prefix_sums.of_populations(self._frontier, self._num_words)
-        _kernel("bitmap_to_queue")((runtime.blocks_for(self._num_words, THREADS),), (THREADS,),
-                                   (self._frontier, i32(self._num_words), word_end, self._queue))
+        bitmap_to_queue(self._frontier, self._num_words, word_end, self._queue)
+
+
+def bitmap_to_queue(bitmap_words, num_words, word_end, queue):
+    """The set bits of ``bitmap_words`` as a sorted queue of vertices (bit b of word w: 32 w + b), each word's
+    written from its rank (``word_end``: inclusive prefix sums of the words' populations)."""
+    _kernel("bitmap_to_queue")((runtime.blocks_for(num_words, THREADS),), (THREADS,),
+                               (bitmap_words, i32(num_words), word_end, queue))
 
 
 def beamer_direction(direction, size, edges, unexplored, previous_size, num_vertices, alpha, beta,

@@ -19,7 +19,8 @@ GPU holds the visited and frontier bitmaps of all N vertices; a level is:
   ``common.cuh``) and, instead of sending a (child, parent) request per edge,
   marks the unvisited neighbours it reaches in a "found" bitmap of all N
   vertices. The ranks exchange the found bitmaps' blocks (one alltoallv of
-  N/8 bytes in all a rank, whatever the number of edges examined), and each
+  N/8 bytes in all a rank, whatever the number of edges examined; the counts
+  are known, so not exchanged), and each
   owner gives the vertices any rank found a parent by the same bottom-up
   scan, restricted to them (``skip_unfound``: the scan skips the others), so
   it finds a frontier neighbour in its own row.
@@ -57,7 +58,8 @@ from graph500.errors import Graph500Error
 from graph500.kernels import register
 from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.bfs import (ALPHA, BETA, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE, NUM_COUNTERS,
-                                      SCANNED_EDGES, SHORT_SCAN, THREADS, TOP_DOWN, beamer_direction, bitmap)
+                                      SCANNED_EDGES, SHORT_SCAN, THREADS, TOP_DOWN, beamer_direction, bitmap,
+                                      bitmap_to_queue)
 from graph500.kernels.gpu.frontier import EXPAND_TILE, PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, u32, u64
 from graph500.kernels.graph import PartitionedGraph, whole_graph_part
@@ -97,6 +99,7 @@ class DistributedDirectionOptimizingBFS:
         self._word_counts = np.array([(graph.blocks.count(rank) + 31) // 32 for rank in range(comm.size)],
                                      dtype=np.int64)
         num_words = int(self._word_counts.sum())
+        self._found_counts = np.full(comm.size, self._block_words, dtype=np.int64)  # found words each rank sends us
         self._never_searched = comm.allgather(bitmap(cupy.diff(graph.offsets) == 0, self._block_words))
         self._num_edges = int(comm.allreduce(graph.num_edges, "sum"))
         self._visited = cupy.empty(num_words, dtype=np.uint32)
@@ -180,9 +183,7 @@ class DistributedDirectionOptimizingBFS:
         if local_edges:
             block_frontier = frontier[self._block_slice()]
             word_end = self._prefix_sums.of_populations(block_frontier, self._block_words)
-            runtime.kernel("bfs", "bitmap_to_queue")(
-                (runtime.blocks_for(self._block_words, THREADS),), (THREADS,),
-                (block_frontier, i32(self._block_words), word_end, self._queue))
+            bitmap_to_queue(block_frontier, self._block_words, word_end, self._queue)
             edge_end, tile_first = self._prefix_sums.of_edge_counts(self._queue, local_size, graph.offsets,
                                                                     self._row_end, local_edges)
             runtime.kernel("bfs_distributed", "mark_found")(
@@ -190,7 +191,7 @@ class DistributedDirectionOptimizingBFS:
                 (self._queue, edge_end, tile_first, i32(local_size), u64(local_edges), graph.offsets,
                  graph.neighbors, self._visited, found))
         timer.start("exchange_seconds")
-        (found_parts,), _ = self.comm.alltoallv((found,), self._word_counts)
+        (found_parts,), _ = self.comm.alltoallv((found,), self._word_counts, self._found_counts)
         timer.start("compute_seconds")
         runtime.kernel("bfs_distributed", "skip_unfound")(
             (runtime.blocks_for(self._block_words, THREADS),), (THREADS,),

@@ -65,9 +65,6 @@ class DistributedGPUBackend(DistributedBackend):
                                 f"--backend gpu takes one GPU per rank")
         self.device_comm = NCCLCommunicator(comm)
 
-    def one_rank(self):
-        return DistributedGPUBackend(SelfCommunicator())
-
     def describe(self):
         """Facts for the report's extensions block (collective): the hosts, MPI and NCCL, every rank's GPU."""
         facts = self.device_comm.describe()

@@ -52,6 +52,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.gpu import runtime
+from graph500.kernels.gpu.bfs import bitmap_to_queue
 from graph500.kernels.gpu.bfs_distributed import device_part
 from graph500.kernels.gpu.frontier import EXPAND_TILE, PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, u64
@@ -110,7 +111,6 @@ class DistributedDeltaSteppingSSSP:
             self._state[local_root] = np.uint64(root)  # distance 0.0, parent root
             self._queue[0] = local_root
             size, edges = 1, int(graph.offsets[local_root + 1] - graph.offsets[local_root])
-        low = np.float32(0.0)
         high = np.float32(self.delta)
         while True:
             while self._global_sum(size):
@@ -156,9 +156,7 @@ class DistributedDeltaSteppingSSSP:
         send_counts = np.diff(sent_through, prepend=0).astype(np.int64)
         total = int(sent_through[-1])
         if total:
-            runtime.kernel("bfs", "bitmap_to_queue")(
-                (runtime.blocks_for(self._num_words, THREADS),), (THREADS,),
-                (self._touched, i32(self._num_words), word_end, self._touched_vertices))
+            bitmap_to_queue(self._touched, self._num_words, word_end, self._touched_vertices)
             runtime.kernel("sssp_distributed", "take_requests")(
                 (runtime.blocks_for(total, THREADS),), (THREADS,),
                 (self._touched_vertices, i32(total), self._staging, self._requests))
