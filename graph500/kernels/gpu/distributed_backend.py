@@ -8,11 +8,13 @@ with each rank's graph and searches on its GPU:
   and the kernels' collectives go through `graph500.comm.NCCLCommunicator`
   (NCCL on device buffers, its unique id broadcast by MPI, NVLink multicast
   off). Ranks sharing a GPU are refused: NCCL takes one GPU per rank.
-- Generation, kernel 1's exchange and row building, the search keys and
-  validation: the distributed CPU backend's, on each rank's host (Numba,
-  the host's cores shared among its ranks); kernel 1 then copies the rank's
-  rows to its GPU, inside the timed construction. (Building on the GPUs, and
-  validating there, are the next steps of docs/multi-gpu.md.)
+- Generation, kernel 1's exchange and row building and the search keys: the
+  distributed CPU backend's, on each rank's host (Numba, the host's cores
+  shared among its ranks); kernel 1 then copies the rank's rows to its GPU,
+  inside the timed construction. (Building on the GPUs is the next step of
+  docs/multi-gpu.md.)
+- Validation: the distributed validator on each rank's GPU (its tuple slice
+  copied there once; parents and distances allgathered through NCCL).
 - Searches: the distributed GPU kernels (`graph500.kernels.gpu.bfs_distributed`);
   a search is timed from a barrier until the slowest rank's GPU is done.
 - Memory: each rank's device need (its rows, the kernels' bitmaps of all N
@@ -29,6 +31,7 @@ from graph500.errors import Graph500Error
 from graph500.kernels.gpu import backend as single_gpu
 from graph500.kernels.gpu.runtime import cupy
 from graph500.kernels.graph import PartitionedGraph
+from graph500.validators.distributed import DistributedValidationGraph
 
 # Device bytes of a rank: per row entry (neighbour, weight); per owned vertex: offsets, the BFS's queues, prefix
 # sums and parents, the SSSP's states, stamps, queues, prefix sums and outputs; per vertex of the whole graph:
@@ -110,6 +113,13 @@ class DistributedGPUBackend(DistributedBackend):
                                      cupy.asarray(part.neighbors), weights, device_comm, part.blocks)
         cupy.cuda.get_current_stream().synchronize()  # construction is timed by the caller's clock
         return on_device
+
+    def validation_graph(self, src, dst, num_vertices, weights):
+        """The validators' `DistributedValidationGraph` of this rank's tuples on its GPU, validated there through
+        NCCL (collective)."""
+        on_device = [None if array is None else cupy.asarray(array) for array in (src, dst, weights)]
+        return DistributedValidationGraph.from_edges(self.device_comm, self.blocks(num_vertices), on_device[0],
+                                                     on_device[1], num_vertices, on_device[2])
 
     def timed(self, search, root):
         """``(output, seconds)`` of one collective search: from a barrier until the slowest rank's GPU is done."""
