@@ -222,6 +222,21 @@ def test_gpu_builder_keeps_minimum_weight_of_duplicates():
     assert cupy.asnumpy(graph.weights).tolist() == [0.25, 0.25]
 
 
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+@pytest.mark.parametrize("part", [(0, 1), (1, 2), (2, 3)], ids=["first-half", "second-half", "last-third"])
+def test_gpu_build_rows_of_a_block_equal_the_cpu_builders(graph, part):
+    """A rank's block of rows (multi-GPU kernel 1), from all the tuples: the CPU builder's arrays exactly."""
+    from graph500.kernels.cpu.build import build_rows as cpu_build_rows
+
+    index, parts = part
+    n = graph.num_vertices
+    first, end = n * index // parts, n * (index + 1) // parts
+    expected = cpu_build_rows(graph.src, graph.dst, n, graph.weights, first, end - first)
+    actual = gpu_build.build_rows(graph.src, graph.dst, n, graph.weights, first, end - first)
+    for expected_array, actual_array in zip(expected, actual):
+        np.testing.assert_array_equal(cupy.asnumpy(actual_array), expected_array)
+
+
 @pytest.mark.parametrize("weights, message", [
     (np.array([0.5, -1.0], dtype=np.float32), "negative"),
     (np.array([np.nan, 0.5], dtype=np.float32), "NaN"),

@@ -28,8 +28,8 @@ count_degrees(const Label* __restrict__ src, const Label* __restrict__ dst, i64 
 }
 
 // Row buckets: bucket b holds the rows [bounds[b], bounds[b + 1]); the bounds (num_buckets + 1,
-// ascending, the last = the vertex count) are copied to shared memory beside a per-bucket
-// array of u32, and a row's bucket is found by binary search.
+// ascending: from 0 to the vertex count, or a row range's first and end) are copied to shared
+// memory beside a per-bucket array of u32, and a row's bucket is found by binary search.
 __device__ __forceinline__ u32* load_buckets(const u32* __restrict__ bucket_bounds, int num_buckets) {
     extern __shared__ u32 shared[];  // num_buckets per-bucket values, then num_buckets + 1 bounds
     for (int b = threadIdx.x; b <= num_buckets; b += THREADS) {
@@ -38,6 +38,11 @@ __device__ __forceinline__ u32* load_buckets(const u32* __restrict__ bucket_boun
     }
     __syncthreads();
     return shared;
+}
+
+// Whether a row is one of the buckets' (a build of a row range leaves the other rows' entries out).
+__device__ __forceinline__ bool in_buckets(const u32* shared, int num_buckets, i64 row) {
+    return row >= (i64)shared[num_buckets] && row < (i64)shared[2 * num_buckets];
 }
 
 __device__ __forceinline__ int bucket_of(const u32* shared, int num_buckets, i64 row) {
@@ -92,8 +97,11 @@ count_buckets(const Label* __restrict__ src, const Label* __restrict__ dst, cons
         }
         if (u == v) continue;
         if (weight_bits != nullptr && weight_bits[i] > INFINITY_BITS) bad_weights++;
-        atomicAdd(&histogram[bucket_of(histogram, num_buckets, renamed(new_label, u))], 1u);
-        atomicAdd(&histogram[bucket_of(histogram, num_buckets, renamed(new_label, v))], 1u);
+        const i64 row_u = renamed(new_label, u), row_v = renamed(new_label, v);
+        if (in_buckets(histogram, num_buckets, row_u))
+            atomicAdd(&histogram[bucket_of(histogram, num_buckets, row_u)], 1u);
+        if (in_buckets(histogram, num_buckets, row_v))
+            atomicAdd(&histogram[bucket_of(histogram, num_buckets, row_v)], 1u);
     }
     if (bad_labels) atomicAdd(&errors[ERROR_LABEL], (u64)bad_labels);
     if (bad_weights) atomicAdd(&errors[ERROR_WEIGHT], (u64)bad_weights);
@@ -115,9 +123,14 @@ scatter_keys(const Label* __restrict__ src, const Label* __restrict__ dst, const
     for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
         if (src[i] == dst[i]) continue;
         const u64 u = (u64)renamed(new_label, src[i]), v = (u64)renamed(new_label, dst[i]);
-        const int bucket_u = bucket_of(placed, num_buckets, u), bucket_v = bucket_of(placed, num_buckets, v);
-        keys[cursors[bucket_u] + atomicAdd(&placed[bucket_u], 1u)] = (u << 32) | v;
-        keys[cursors[bucket_v] + atomicAdd(&placed[bucket_v], 1u)] = (v << 32) | u;
+        if (in_buckets(placed, num_buckets, u)) {
+            const int bucket = bucket_of(placed, num_buckets, u);
+            keys[cursors[bucket] + atomicAdd(&placed[bucket], 1u)] = (u << 32) | v;
+        }
+        if (in_buckets(placed, num_buckets, v)) {
+            const int bucket = bucket_of(placed, num_buckets, v);
+            keys[cursors[bucket] + atomicAdd(&placed[bucket], 1u)] = (v << 32) | u;
+        }
     }
 }
 
@@ -188,8 +201,10 @@ min_weights(const Label* __restrict__ src, const Label* __restrict__ dst, const 
         if (src[i] == dst[i]) continue;
         const int u = (int)renamed(new_label, src[i]), v = (int)renamed(new_label, dst[i]);
         const u32 bits = weight_bits[i];
-        atomicMin(&out_bits[find_neighbor(neighbors, offsets[u], offsets[u + 1], v)], bits);
-        atomicMin(&out_bits[find_neighbor(neighbors, offsets[v], offsets[v + 1], u)], bits);
+        if (offsets[u] < offsets[u + 1])  // an empty row: one a row-range build left out
+            atomicMin(&out_bits[find_neighbor(neighbors, offsets[u], offsets[u + 1], v)], bits);
+        if (offsets[v] < offsets[v + 1])
+            atomicMin(&out_bits[find_neighbor(neighbors, offsets[v], offsets[v + 1], u)], bits);
     }
 }
 

@@ -92,11 +92,35 @@ def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
     order = new_label = row_degrees = None
     if degree_ordered:
         order, new_label, row_degrees = _degree_order(src, dst, num_vertices, label)
-    renaming = runtime.pointer_or_null(new_label)
     bucket_bounds = _bucket_bounds(num_tuples, num_vertices, row_degrees)
     del row_degrees
     if degree_ordered:
         cupy.get_default_memory_pool().free_all_blocks()  # the ordering's scratch: the keys cannot reuse it
+    offsets, neighbors, out_weights = _build(src, dst, num_vertices, weight_bits, new_label, bucket_bounds)
+    return CSRGraph(num_vertices, offsets, neighbors, out_weights, order, new_label)
+
+
+def build_rows(src, dst, num_vertices, weights, first, count):
+    """``(offsets, neighbors, weights)``, on the device, of the rows of vertices ``[first, first + count)`` of the
+    graph of tuples ``(src[i], dst[i])`` (a rank's block of a graph split over several GPUs, from the tuples with
+    an endpoint there): ``offsets`` local (count + 1, from 0), neighbours under the input's labels, rows as
+    `build_csr` makes them. The other rows' entries are left out as they are counted, so the keys hold only
+    these rows'."""
+    num_vertices, src, dst, weight_bits = _checked_inputs(src, dst, num_vertices, weights)
+    if not 0 <= first <= first + count <= num_vertices:
+        raise ValueError(f"rows [{first}, {first + count}) are not within [0, {num_vertices})")
+    wanted = min(MAX_BUCKETS, max(1, -(-2 * src.shape[0] // BUCKET_ENTRIES)), max(1, count))
+    bucket_bounds = (first + cupy.arange(wanted + 1, dtype=np.uint64) * count // wanted).astype(np.uint32)
+    offsets, neighbors, out_weights = _build(src, dst, num_vertices, weight_bits, None, bucket_bounds)
+    return offsets[first:first + count + 1].copy(), neighbors, out_weights
+
+
+def _build(src, dst, num_vertices, weight_bits, new_label, bucket_bounds):
+    """Steps 1-5 of the module docstring for the rows the buckets hold: ``(offsets, neighbors, weights or
+    None)``, offsets of all ``num_vertices`` rows (those outside the buckets empty)."""
+    label = _LABEL_TYPES[src.dtype]
+    num_tuples = src.shape[0]
+    renaming = runtime.pointer_or_null(new_label)
     num_buckets = bucket_bounds.shape[0] - 1
     count_kernel, scatter_kernel = _kernel("count_buckets", label), _kernel("scatter_keys", label)
     grid = min(runtime.persistent_blocks(count_kernel, THREADS, num_tuples),
@@ -130,9 +154,9 @@ def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
 
     offsets, neighbors = _compact(keys, num_vertices)
     del keys
-    out_weights = None if weights is None else _min_weights(src, dst, weight_bits, renaming, label, offsets,
-                                                            neighbors)
-    return CSRGraph(num_vertices, offsets, neighbors, out_weights, order, new_label)
+    out_weights = None if weight_bits is None else _min_weights(src, dst, weight_bits, renaming, label, offsets,
+                                                                neighbors)
+    return offsets, neighbors, out_weights
 
 
 def _degree_order(src, dst, num_vertices, label):

@@ -8,29 +8,42 @@ with each rank's graph and searches on its GPU:
   and the kernels' collectives go through `graph500.comm.NCCLCommunicator`
   (NCCL on device buffers, its unique id broadcast by MPI, NVLink multicast
   off). Ranks sharing a GPU are refused: NCCL takes one GPU per rank.
-- Generation, kernel 1's exchange and row building and the search keys: the
-  distributed CPU backend's, on each rank's host (Numba, the host's cores
-  shared among its ranks); kernel 1 then copies the rank's rows to its GPU,
-  inside the timed construction. (Building on the GPUs is the next step of
-  docs/multi-gpu.md.)
-- Validation: the distributed validator on each rank's GPU (its tuple slice
-  copied there once; parents and distances allgathered through NCCL).
+- Generation: rank r's slice of the tuples (`graph500.partition.tuple_range`)
+  by the device generator, into pinned host memory mapped into its GPU (as
+  the one-GPU backend keeps its edge list); the search keys from the ranks'
+  incident-vertex flags OR'd (an MPI allreduce).
+- Kernel 1 (`exchange_tuples`, then `gpu.build.build_rows`): in chunks of
+  ``TUPLE_CHUNK`` tuples, each tuple with an endpoint in rank d's block goes
+  to rank d (once when both endpoints are d's; self-loops nowhere): the
+  chunk's destinations, a stable sort by destination, one NCCL alltoallv.
+  A first pass counts, so each rank pins its received tuples' host memory
+  once; then the rank builds the rows of its block from them on its GPU
+  (the one-GPU sort-based builder given a row range), reading them in place
+  over the bus.
+- Validation: the distributed validator on each rank's GPU, its tuple slice
+  read in place from mapped host memory, parents and distances allgathered
+  through NCCL.
 - Searches: the distributed GPU kernels (`graph500.kernels.gpu.bfs_distributed`);
   a search is timed from a barrier until the slowest rank's GPU is done.
-- Memory: each rank's device need (its rows, the kernels' bitmaps of all N
-  vertices and per-vertex arrays of its block) against its GPU's free memory,
-  besides the host check; refused on every rank alike, naming each short GPU.
+- Memory (`memory_needs`): each host's pinned memory for its ranks' tuples,
+  and each rank's GPU (kernel 1, the searches, validation) against its free
+  memory; refused on every rank alike, naming each short host and GPU.
 - Energy: NVML on each rank's own GPU, summed over the ranks.
 """
 
 import socket
 
+import numpy as np
+
 from graph500.comm import NCCLCommunicator, SelfCommunicator, host_placement, slowest
 from graph500.distributed import DistributedBackend
 from graph500.errors import Graph500Error
-from graph500.kernels.gpu import backend as single_gpu
+from graph500.kernels.cpu.backend import available_memory_bytes
+from graph500.kernels.gpu import backend as single_gpu, build as gpu_build, generator, runtime
 from graph500.kernels.gpu.runtime import cupy
 from graph500.kernels.graph import PartitionedGraph
+from graph500.partition import tuple_range
+from graph500.validators.common import TUPLE_CHUNK as TUPLE_CHUNK_VALIDATION
 from graph500.validators.distributed import DistributedValidationGraph
 
 # Device bytes of a rank: per row entry (neighbour, weight); per owned vertex: offsets, the BFS's queues, prefix
@@ -40,6 +53,67 @@ from graph500.validators.distributed import DistributedValidationGraph
 ENTRY_BYTES = 4 + 4
 OWNED_VERTEX_BYTES = 8 + (4 + 4 + 8 + 4) + (8 + 4 + 4 + 4 + 8 + 4 + 4)
 GRAPH_VERTEX_BYTES = 1 + 8 + 4 + 8
+
+
+TUPLE_CHUNK = 1 << 26  # tuples a rank sends at once in kernel 1's exchange
+# Device bytes per tuple of an exchange chunk: two destinations (int64) and their order, the parts sent and
+# received (two each a tuple: labels and weight).
+EXCHANGE_CHUNK_TUPLE_BYTES = 2 * 8 + 2 * 8 + 2 * 2 * 12
+
+
+def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights):
+    """``(src, dst, weights or None)``: the tuples, of every rank's slice, with an endpoint in this rank's block
+    (self-loops left out), in mapped host memory; every rank passes its slice (collective)."""
+    num_ranks = host_comm.size
+    num_tuples = src.shape[0]
+    num_chunks = host_comm.allreduce(-(-num_tuples // TUPLE_CHUNK), "max")  # every rank exchanges as often
+    bounds = [min(num_tuples, chunk * TUPLE_CHUNK) for chunk in range(num_chunks + 1)]
+
+    def destinations(begin, end):
+        """The rank each tuple of the chunk goes to, then the second rank it goes to (num_ranks: none)."""
+        u, v = src[begin:end], dst[begin:end]
+        first_owner, second_owner = u // blocks.block, v // blocks.block
+        nowhere = cupy.int64(num_ranks)  # sorts after every rank
+        return cupy.concatenate([cupy.where(u != v, first_owner, nowhere),
+                                 cupy.where((u != v) & (second_owner != first_owner), second_owner, nowhere)])
+
+    def send_counts(destination):
+        return cupy.bincount(destination, minlength=num_ranks + 1)[:num_ranks].get().astype(np.int64)
+
+    chunks = list(zip(bounds[:-1], bounds[1:]))
+    received_total = 0
+    for begin, end in chunks:  # first pass: how many tuples this rank receives
+        _, counts = host_comm.alltoallv((), send_counts(destinations(begin, end)))
+        received_total += int(counts.sum())
+    arrays = (src, dst) + (() if weights is None else (weights,))
+    received = [runtime.host_mapped_empty(received_total, array.dtype) for array in arrays]
+    filled = 0
+    for begin, end in chunks:
+        destination = destinations(begin, end)
+        counts = send_counts(destination)
+        index = cupy.argsort(destination)[:int(counts.sum())] % max(1, end - begin)  # stable: CuPy's radix sort
+        incoming, counts = device_comm.alltoallv(tuple(array[begin:end][index] for array in arrays), counts)
+        arrived = int(counts.sum())
+        for target, part in zip(received, incoming):
+            target[filled:filled + arrived] = part
+        filled += arrived
+    return received[0], received[1], received[2] if weights is not None else None
+
+
+def memory_needs(scale, edgefactor, num_ranks):
+    """``(host bytes, device bytes)`` of one rank, CUDA context apart: pinned host memory for its slice of the
+    tuples and those it receives (at most twice as many: each of its block's tuples once or twice); on its GPU the
+    largest of kernel 1 (one exchange chunk, then the row build), the searches, and the searches plus
+    validation's per-vertex arrays and chunk."""
+    num_vertices = 1 << scale
+    slice_tuples = -(-(edgefactor << scale) // num_ranks)
+    host = 3 * slice_tuples * single_gpu.EDGE_LIST_BYTES
+    chunk = min(slice_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES
+    build = gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True)
+    searches = device_memory_bytes(scale, edgefactor, num_ranks)
+    validation = searches + num_vertices * single_gpu.VALIDATION_VERTEX_BYTES + \
+        min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES
+    return host, max(chunk, build, validation)
 
 
 def device_memory_bytes(scale, edgefactor, num_ranks):
@@ -85,21 +159,52 @@ class DistributedGPUBackend(DistributedBackend):
         return [cupy.cuda.Device().pci_bus_id]
 
     def check_memory(self, scale, edgefactor):
-        """The host check, then each rank's GPU: refused on every rank alike, naming the short ones
-        (collective)."""
-        super().check_memory(scale, edgefactor)
-        needed = device_memory_bytes(scale, edgefactor, self.comm.size)
-        reports = self.comm.allgather_object((socket.gethostname(), cupy.cuda.Device().id, needed,
-                                              single_gpu.free_device_bytes()))
-        short = [f"GPU {device} of {host} needs about {bytes_needed / 2**30:.1f} GiB, {free / 2**30:.1f} GiB is free"
-                 for host, device, bytes_needed, free in reports if bytes_needed > free]
+        """Each host's pinned memory (its ranks' needs summed) and each rank's GPU: refused on every rank alike,
+        naming the short ones (collective)."""
+        host_needed, device_needed = memory_needs(scale, edgefactor, self.comm.size)
+        reports = self.comm.allgather_object((socket.gethostname(), cupy.cuda.Device().id,
+                                              single_gpu.free_device_bytes(), available_memory_bytes()))
+        short = []
+        for host in sorted({report[0] for report in reports}):
+            ranks_there = [report for report in reports if report[0] == host]
+            available = ranks_there[0][3]
+            if available is not None and host_needed * len(ranks_there) > available:
+                short.append(f"host {host} needs about {host_needed * len(ranks_there) / 2**30:.1f} GiB of pinned "
+                             f"memory for its {len(ranks_there)} ranks' tuples, {available / 2**30:.1f} GiB is "
+                             f"available")
+        short += [f"GPU {device} of {host} needs about {device_needed / 2**30:.1f} GiB, {free / 2**30:.1f} GiB "
+                  f"is free" for host, device, free, _ in reports if device_needed > free]
         if short:
             raise Graph500Error(f"SCALE {scale} with edgefactor {edgefactor} on {self.comm.size} GPUs: "
                                 + "; ".join(short))
 
+    def generate(self, scale, edgefactor, seed1, seed2, progress=None):
+        """This rank's slice of the reference's edge list ``(src, dst, weights)``, in mapped host memory."""
+        start, stop = tuple_range(edgefactor << scale, self.comm.rank, self.comm.size)
+        report = None if progress is None else (lambda count: progress(count * self.comm.size))
+        edges = generator.generate_edges(scale, edgefactor, seed1, seed2, start, stop, progress=report,
+                                         empty=runtime.host_mapped_empty)
+        cupy.cuda.get_current_stream().synchronize()  # generation is timed by the caller's clock
+        return edges
+
+    def edges_from_host(self, src, dst, weights, num_vertices):
+        """Host edge arrays as `generate` returns them here (the warm-up's)."""
+        return single_gpu.Backend.edges_from_host(self, src, dst, weights, num_vertices)
+
+    def incident_vertices(self, src, dst, num_vertices):
+        """Vertices with an edge other than a self-loop in any rank's tuples, on every rank (collective)."""
+        return self.comm.allreduce(gpu_build.incident_vertices(src, dst, num_vertices), "or")
+
     def build(self, src, dst, num_vertices, weights):
-        """Kernel 1: this rank's rows built on the host (collective), then copied to its GPU."""
-        return self._on_device(super().build(src, dst, num_vertices, weights), self.device_comm)
+        """Kernel 1: this rank's rows, built on its GPU from the tuples every rank sends it (collective)."""
+        blocks = self.blocks(num_vertices)
+        received = exchange_tuples(self.device_comm, self.comm, blocks, src, dst, weights)
+        first, count = blocks.begin(self.comm.rank), blocks.count(self.comm.rank)
+        offsets, neighbors, row_weights = gpu_build.build_rows(*received[:2], num_vertices, received[2], first,
+                                                               count)
+        del received
+        cupy.cuda.get_current_stream().synchronize()  # construction is timed by the caller's clock
+        return PartitionedGraph(num_vertices, first, offsets, neighbors, row_weights, self.device_comm, blocks)
 
     def from_host_csr(self, graph):
         """A whole host `CSRGraph` as the one part of a one-rank graph on the GPU (the warm-up's)."""
@@ -115,11 +220,10 @@ class DistributedGPUBackend(DistributedBackend):
         return on_device
 
     def validation_graph(self, src, dst, num_vertices, weights):
-        """The validators' `DistributedValidationGraph` of this rank's tuples on its GPU, validated there through
-        NCCL (collective)."""
-        on_device = [None if array is None else cupy.asarray(array) for array in (src, dst, weights)]
-        return DistributedValidationGraph.from_edges(self.device_comm, self.blocks(num_vertices), on_device[0],
-                                                     on_device[1], num_vertices, on_device[2])
+        """The validators' `DistributedValidationGraph` of this rank's tuples (in mapped host memory), validated on
+        its GPU through NCCL (collective)."""
+        return DistributedValidationGraph.from_edges(self.device_comm, self.blocks(num_vertices), src, dst,
+                                                     num_vertices, weights)
 
     def timed(self, search, root):
         """``(output, seconds)`` of one collective search: from a barrier until the slowest rank's GPU is done."""
