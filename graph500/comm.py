@@ -38,7 +38,9 @@ The operations (all collective: every rank calls them in the same order):
   every rank after the collective ``publish()``. Through MPI, when every
   rank runs on one host, ``whole`` is one array in memory the ranks share
   (an MPI-3 shared window): ``publish()`` is a barrier and nothing is
-  copied, and the host holds one copy, not P. Otherwise ``publish()`` is an
+  copied, and the host holds one copy, not P. Through NCCL, ``whole`` is one
+  array on each GPU, ``local`` its part, and ``publish()`` sends that part to
+  every other rank and receives theirs in place. Otherwise ``publish()`` is an
   allgather into ``whole``.
 - ``bcast(value, root)``, ``allgather_object(value)``: small Python objects.
 - ``abort(message)``: print one line and end every rank (MPI_Abort).
@@ -81,6 +83,23 @@ class GatheredArray:
     def publish(self):
         if self._comm.size > 1:
             self.whole = self._comm.allgather(self.local)  # the gathered array itself: no second copy
+
+
+class DeviceGatheredArray:
+    """A `GatheredArray` on one GPU per rank (`NCCLCommunicator`): ``local`` is this rank's part of ``whole``
+    itself, and ``publish()`` sends it to every other rank and receives theirs in place (no MPI, no new array)."""
+
+    def __init__(self, comm, counts, dtype):
+        import cupy
+
+        self._comm = comm
+        self._counts = np.asarray(counts, dtype=np.int64)
+        self.whole = cupy.zeros(int(self._counts.sum()), dtype=dtype)
+        first = int(self._counts[:comm.rank].sum())
+        self.local = self.whole[first:first + int(self._counts[comm.rank])]
+
+    def publish(self):
+        self._comm.allgather_in_place(self.whole, self._counts)
 
 
 class SharedGatheredArray:
@@ -315,8 +334,9 @@ class NCCLCommunicator:
     def _exchange(self, parts, out, send_counts, receive_counts):
         """Send ``parts[r]`` to rank r and receive rank r's part into ``out`` at its displacement, all at once."""
         receive_displacements = _displacements(receive_counts)
-        mine = slice(receive_displacements[self.rank], receive_displacements[self.rank] + receive_counts[self.rank])
-        out[mine] = parts[self.rank]
+        mine = out[receive_displacements[self.rank]:receive_displacements[self.rank] + receive_counts[self.rank]]
+        if mine.size and mine.data.ptr != parts[self.rank].data.ptr:  # in place: already there
+            mine[...] = parts[self.rank]
         kind, stream = self._type(out), self._stream()
         self._nccl.groupStart()
         for peer in range(self.size):
@@ -336,7 +356,15 @@ class NCCLCommunicator:
         return self.host.allgather_object(value)
 
     def gathered_array(self, counts, dtype):
-        return GatheredArray(self, counts, dtype, xp=self._cupy)
+        return DeviceGatheredArray(self, counts, dtype)
+
+    def allgather_in_place(self, whole, counts):
+        """Every rank's part of ``whole`` (``counts[r]`` items from rank r, in rank order; this rank's written
+        in place) sent to every other rank, theirs received in place: grouped NCCL sends and receives, the counts
+        known, so nothing goes through MPI."""
+        counts = np.asarray(counts, dtype=np.int64)
+        mine = whole[int(counts[:self.rank].sum()):int(counts[:self.rank + 1].sum())]
+        self._exchange([mine] * self.size, whole, np.full(self.size, mine.shape[0], dtype=np.int64), counts)
 
     def abort(self, message, status=1):
         try:

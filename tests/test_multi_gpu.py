@@ -56,6 +56,15 @@ values = cupy.concatenate([cupy.full(rank + d + 1, 10 * rank + d, dtype=cupy.int
 expected = np.concatenate([np.full(source + rank + 1, 10 * source + rank) for source in range(size)])
 assert received.tolist() == expected.tolist() and (halves.get() == expected / 2).all()
 assert received_counts.tolist() == [source + rank + 1 for source in range(size)]
+# the same exchange with the received counts known (no count exchange)
+known = np.array([source + rank + 1 for source in range(size)])
+(again,), again_counts = comm.alltoallv((values,), counts, known)
+assert again.tolist() == expected.tolist() and again_counts.tolist() == known.tolist()
+# a gathered array: each rank writes its part of whole in place, publish() receives the others'
+gathered = comm.gathered_array(np.array([3, 2]), np.uint32)
+gathered.local[:] = rank + 1
+gathered.publish()
+assert gathered.whole.tolist() == [1, 1, 1, 2, 2]
 # an empty exchange
 (nothing,), none_counts = comm.alltoallv((cupy.empty(0, dtype=cupy.int32),), np.zeros(size, dtype=np.int64))
 assert nothing.size == 0 and none_counts.tolist() == [0, 0]
