@@ -373,6 +373,18 @@ def test_strongest_neighbour_is_the_neighbour_of_largest_degree(graph):
     np.testing.assert_array_equal(cupy.asnumpy(kernel._strongest), expected)
 
 
+@pytest.mark.parametrize("graph", GRAPHS[:2] + GRAPHS[-3:], ids=repr)
+def test_strongest_neighbours_of_a_block_by_every_vertex_degree(graph):
+    """A rank's block of rows (multi-GPU) given every vertex's degree: the whole graph's strongest neighbours."""
+    n = graph.num_vertices
+    whole = gpu_build_csr(graph.src, graph.dst, n)
+    degrees = cupy.diff(whole.offsets).astype(np.uint32)
+    first = n // 2
+    offsets, neighbors, _ = gpu_build.build_rows(graph.src, graph.dst, n, None, first, n - first)
+    np.testing.assert_array_equal(cupy.asnumpy(gpu_bfs.strongest_neighbours(offsets, neighbors, degrees)),
+                                  cupy.asnumpy(gpu_bfs.strongest_neighbours(whole.offsets, whole.neighbors))[first:])
+
+
 def test_direction_optimizing_switches_both_ways_on_kronecker():
     src, dst, _ = kronecker.generate_edges(14, 16, 2, 3)
     csr = gpu_build_csr(src, dst, 1 << 14)

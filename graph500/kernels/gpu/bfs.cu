@@ -88,17 +88,20 @@ top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end,
 }
 
 // Construction: each vertex's neighbour of largest degree (the smallest such label; -1
-// without neighbours). A warp per vertex: the lanes stride over the row, then reduce.
+// without neighbours). A warp per vertex: the lanes stride over the row, then reduce. The
+// neighbours' degrees come from `degrees` (every vertex's, where the rows are a rank's
+// block of a graph split over GPUs), or from the offsets when it is null.
 extern "C" __global__ void __launch_bounds__(THREADS)
 strongest_neighbours(i64 num_vertices, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
-                     int* __restrict__ strongest) {
+                     const u32* __restrict__ degrees, int* __restrict__ strongest) {
     const int lane = threadIdx.x & 31;
     const i64 num_warps = (i64)gridDim.x * WARPS;
     for (i64 v = blockIdx.x * (i64)WARPS + (threadIdx.x >> 5); v < num_vertices; v += num_warps) {
         u64 best = 0;  // degree << 32 | (2^31 - 1 - label): the larger, the stronger
         for (i64 e = offsets[v] + lane; e < offsets[v + 1]; e += 32) {
             const int n = neighbors[e];
-            best = max(best, (u64)degree_of(offsets, n) << 32 | (u32)(0x7FFFFFFF - n));
+            const u32 degree = degrees != nullptr ? degrees[n] : degree_of(offsets, n);
+            best = max(best, (u64)degree << 32 | (u32)(0x7FFFFFFF - n));
         }
         for (int step = 16; step; step >>= 1) best = max(best, __shfl_xor_sync(FULL_MASK, best, step));
         if (lane == 0) strongest[v] = best ? 0x7FFFFFFF - (int)(best & 0xFFFFFFFFu) : -1;

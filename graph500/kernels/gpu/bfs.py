@@ -166,12 +166,7 @@ class LevelSynchronousBFS:
         self._row_end = graph.offsets[1:]
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
         self._parent = None if graph.order is None else cupy.empty(n, dtype=np.int32)  # under the graph's labels
-        self._strongest = runtime.NULL
-        if strongest_first:
-            self._strongest = cupy.empty(n, dtype=np.int32)
-            strongest = _kernel("strongest_neighbours")
-            strongest((runtime.persistent_blocks(strongest, THREADS),), (THREADS,),
-                      (i64(n), graph.offsets, graph.neighbors, self._strongest))
+        self._strongest = strongest_neighbours(graph.offsets, graph.neighbors) if strongest_first else runtime.NULL
         self._scan_grid = runtime.persistent_blocks(_kernel("bottom_up_scan"), THREADS, self._num_words * 32)
         self._long_grid = runtime.persistent_blocks(_kernel("bottom_up_long"), THREADS)
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
@@ -282,6 +277,17 @@ def bitmap_to_queue(bitmap_words, num_words, word_end, queue):
     written from its rank (``word_end``: inclusive prefix sums of the words' populations)."""
     _kernel("bitmap_to_queue")((runtime.blocks_for(num_words, THREADS),), (THREADS,),
                                (bitmap_words, i32(num_words), word_end, queue))
+
+
+def strongest_neighbours(offsets, neighbors, degrees=None):
+    """Each row's neighbour of largest degree (int32; -1 for an empty row): ``degrees`` of every vertex (uint32),
+    or None when the rows are the whole graph's (their lengths)."""
+    num_rows = offsets.shape[0] - 1
+    strongest = cupy.empty(num_rows, dtype=np.int32)
+    kernel = _kernel("strongest_neighbours")
+    kernel((runtime.persistent_blocks(kernel, THREADS),), (THREADS,),
+           (i64(num_rows), offsets, neighbors, runtime.pointer_or_null(degrees), strongest))
+    return strongest
 
 
 def beamer_direction(direction, size, edges, unexplored, previous_size, num_vertices, alpha, beta,

@@ -36,11 +36,15 @@ with a one-rank communicator) every exchange is a copy.
 Parents are global labels, written only by the owner of the child: a
 rank's output is the int32 parents of its block, -1 where unreached.
 
-Not yet here (the single-GPU kernel has them): degree ordering (the rows are
-sorted by neighbour label) and the strongest-neighbour test.
+The scan tests each vertex's strongest neighbour first (of largest degree,
+found at construction from every vertex's degree, allgathered: 4 bytes a
+vertex), as the single-GPU kernel does: a vertex found by a frontier of
+hubs mostly has its parent there. Not yet here: degree ordering (the rows
+are sorted by neighbour label).
 
 Data structures per GPU (N vertices, W = N / 32 words, n owned vertices, m
-row entries): the rows (8 bytes per entry and per owned vertex); bitmaps
+row entries): the rows (8 bytes per entry and per owned vertex), each owned
+vertex's strongest neighbour (int32); bitmaps
 visited, found and never-searched (W uint32 each), the two frontier
 bitmaps (gathered arrays: W words each), the block's skip words; the
 frontier and long queues (int32, n each); prefix sums (uint64, n); the
@@ -59,7 +63,7 @@ from graph500.kernels import register
 from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.bfs import (ALPHA, BETA, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE, NUM_COUNTERS,
                                       SCANNED_EDGES, SHORT_SCAN, THREADS, TOP_DOWN, beamer_direction, bitmap,
-                                      bitmap_to_queue)
+                                      bitmap_to_queue, strongest_neighbours)
 from graph500.kernels.gpu.frontier import EXPAND_TILE, PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, u32, u64
 from graph500.kernels.graph import PartitionedGraph, whole_graph_part
@@ -100,7 +104,11 @@ class DistributedDirectionOptimizingBFS:
                                      dtype=np.int64)
         num_words = int(self._word_counts.sum())
         self._found_counts = np.full(comm.size, self._block_words, dtype=np.int64)  # found words each rank sends us
-        self._never_searched = comm.allgather(bitmap(cupy.diff(graph.offsets) == 0, self._block_words))
+        degrees = cupy.diff(graph.offsets).astype(np.uint32)
+        self._never_searched = comm.allgather(bitmap(degrees == 0, self._block_words))
+        # each vertex's neighbour of largest degree, by every vertex's degree (an allgather of 4 bytes a vertex)
+        self._strongest = strongest_neighbours(graph.offsets, graph.neighbors, comm.allgather(degrees))
+        del degrees
         self._num_edges = int(comm.allreduce(graph.num_edges, "sum"))
         self._visited = cupy.empty(num_words, dtype=np.uint32)
         self._found = cupy.empty(num_words, dtype=np.uint32)
@@ -206,7 +214,7 @@ class DistributedDirectionOptimizingBFS:
         self._counters.reset()
         runtime.kernel("bfs", "bottom_up_scan")(
             (self._scan_grid,), (THREADS,),
-            (i32(self._block_words), graph.offsets, graph.neighbors, runtime.NULL, frontier, u32(self.short_scan),
+            (i32(self._block_words), graph.offsets, graph.neighbors, self._strongest, frontier, u32(self.short_scan),
              u32(HUB_DEGREE), skip, next_block, parent, self._long_queue, self._counters.device))
         runtime.kernel("bfs", "bottom_up_long")(
             (self._long_grid,), (THREADS,),
