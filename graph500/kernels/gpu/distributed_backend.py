@@ -56,9 +56,9 @@ GRAPH_VERTEX_BYTES = 1 + 8 + 4 + 8
 
 
 TUPLE_CHUNK = 1 << 26  # tuples a rank sends at once in kernel 1's exchange
-# Device bytes per tuple of an exchange chunk: two destinations (int64) and their order, the parts sent and
-# received (two each a tuple: labels and weight).
-EXCHANGE_CHUNK_TUPLE_BYTES = 2 * 8 + 2 * 8 + 2 * 2 * 12
+# Device bytes per tuple of an exchange chunk: two destinations (int64) and their order, the chunk read from the
+# host, the parts sent and received (two each a tuple: labels and weight).
+EXCHANGE_CHUNK_TUPLE_BYTES = 2 * 8 + 2 * 8 + 12 + 2 * 2 * 12
 
 
 def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights):
@@ -92,7 +92,9 @@ def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights):
         destination = destinations(begin, end)
         counts = send_counts(destination)
         index = cupy.argsort(destination)[:int(counts.sum())] % max(1, end - begin)  # stable: CuPy's radix sort
-        incoming, counts = device_comm.alltoallv(tuple(array[begin:end][index] for array in arrays), counts)
+        parts = tuple(array[begin:end].copy()[index] for array in arrays)  # one bulk read of the chunk each
+        incoming, counts = device_comm.alltoallv(parts, counts)
+        del parts
         arrived = int(counts.sum())
         for target, part in zip(received, incoming):
             target[filled:filled + arrived] = part
