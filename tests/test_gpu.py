@@ -223,7 +223,8 @@ def test_gpu_builder_keeps_minimum_weight_of_duplicates():
 
 
 @pytest.mark.parametrize("graph", GRAPHS, ids=repr)
-@pytest.mark.parametrize("part", [(0, 1), (1, 2), (2, 3)], ids=["first-half", "second-half", "last-third"])
+@pytest.mark.parametrize("part", [(0, 1), (0, 2), (1, 2), (2, 3)],
+                         ids=["whole", "first-half", "second-half", "last-third"])
 def test_gpu_build_rows_of_a_block_equal_the_cpu_builders(graph, part):
     """A rank's block of rows (multi-GPU kernel 1), from all the tuples: the CPU builder's arrays exactly."""
     from graph500.kernels.cpu.build import build_rows as cpu_build_rows
