@@ -581,3 +581,32 @@ def test_harness_runs_on_the_gpu(tmp_path):
     fixture_stats = (FIXTURES[0].parent / "s10_ef16_seed2-3.stats").read_text()
     expected_nedge = re.search(r"^mean_nedge:\s+(\S+)", fixture_stats, re.M).group(1)
     assert re.search(r"^mean_nedge:\s+(\S+)", report, re.M).group(1) == expected_nedge
+
+
+SPIN_THEN_COPY = r'''
+extern "C" __global__ void spin_then_copy(const long long* source, long long* target, long long count,
+                                          long long cycles) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {}
+    for (long long i = threadIdx.x; i < count; i += blockDim.x) target[i] = source[i];
+}
+'''
+
+
+def test_staged_chunks_copy_only_after_the_work_queued_before():
+    """The chunk buffers may reuse memory that work already queued on the current stream still reads (a
+    temporary freed at once, as an NCCL send of one): the first chunk's copy must wait for that work."""
+    from graph500.kernels.gpu import runtime
+    from graph500.validators.common import staged_chunks
+
+    count = 1 << 16
+    temporary = cupy.arange(count, dtype=np.int64)
+    result = cupy.empty(count, dtype=np.int64)
+    spin = cupy.RawKernel(SPIN_THEN_COPY, "spin_then_copy")
+    cycles = 200_000_000  # about 0.1 s
+    spin((1,), (256,), (temporary, result, np.int64(count), np.int64(cycles)))
+    del temporary  # back to the pool while the kernel above still has to read it
+    tuples = runtime.host_mapped_copy(np.full(count, -7, dtype=np.int64))
+    for _, (chunk,) in staged_chunks([tuples], count):
+        assert int(chunk[0]) == -7
+    assert (result == cupy.arange(count, dtype=np.int64)).all(), "a chunk was copied over memory still in use"

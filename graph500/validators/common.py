@@ -231,7 +231,8 @@ def staged_chunks(arrays, chunk_size):
     sets of device buffers on a side stream, the next chunk's copy running
     while the current stream works on the chunk just handed out (the bus and
     the device's work overlap); a set is refilled only once the work queued
-    on the current stream until the caller asked for the next chunk is done.
+    on the current stream until the caller asked for the next chunk is done,
+    and the first copies only once the work queued before the call is.
     """
     count = arrays[0].shape[0]
     if count == 0:
@@ -240,6 +241,9 @@ def staged_chunks(arrays, chunk_size):
     buffers = [[cupy.empty(size, dtype=array.dtype) for array in arrays] for _ in range(2)]
     work = cupy.cuda.get_current_stream()
     copier = cupy.cuda.Stream(non_blocking=True)
+    # The pool hands out memory freed on the current stream as soon as it is freed: work queued there may still
+    # read it (an NCCL send of a temporary, say), so the copier starts after everything queued so far.
+    copier.wait_event(work.record())
     released = [None, None]  # per buffer set: the event after which its last chunk's work is done
 
     def copy(first):
