@@ -154,6 +154,20 @@ def test_sssp_kernel_trees_are_valid_and_exact(cases, dijkstra_distances, kernel
                 np.testing.assert_array_equal(distances, dijkstra_distances[case.name, root])
 
 
+@pytest.mark.parametrize("name", ["top-down", "bottom-up", "direction-optimizing"])
+def test_bfs_parent_array_is_kept_between_searches_and_never_returned(name):
+    """Each search returns a new array (earlier outputs stay valid after later searches), and a search that
+    stopped before mapping its parents back (left the kept array dirty) does not spoil the next one."""
+    case = fixture_case(FIXTURES[-1])
+    kernel = kernels.get("bfs", "cpu", name)(case.graphs["kernel-1"])
+    outputs = [kernel.search(root) for root in case.roots]
+    for root, parents in zip(case.roots, outputs):
+        validate_bfs(case.validation, root, parents)
+    dirty = kernel.parents.start(case.roots[0])  # as a search interrupted after claiming some vertices
+    dirty[:] = case.roots[0]
+    np.testing.assert_array_equal(kernel.search(case.roots[1]), outputs[1])
+
+
 def test_delta_stepping_grows_its_buffers_and_searches_again():
     case = fixture_case(FIXTURES[-1])
     reference = kernels.get("sssp", "cpu", "dijkstra")(case.graphs["build_csr"])

@@ -45,7 +45,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    ONE, WORD_SHIFT, ZERO, balanced_bounds, bit_of, bitmap_words, count_bits, first_at_least, has_bit, new_parents,
+    ONE, WORD_SHIFT, ZERO, Parents, balanced_bounds, bit_of, bitmap_words, count_bits, first_at_least, has_bit,
     trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
@@ -223,12 +223,13 @@ class BottomUpBFS:
     def __init__(self, graph, reorder=True):
         self.graph = relabel(graph, reorder)
         self.layout = BottomUpLayout(self.graph, scan_edges=FULL_SCAN)
+        self.parents = Parents(self.graph.num_vertices)
         self.trace = []
 
     def search(self, root):
         graph = self.graph
         root = int(graph.new_label[root])
-        parent = new_parents(graph.num_vertices, root)
+        parent = self.parents.start(root)
         word_bounds, task_copy = self.layout.tasks()
         visited = self.layout.visited_bitmap(root)
         frontier, next_frontier = self.layout.frontier_bitmaps(task_copy)
@@ -237,4 +238,4 @@ class BottomUpBFS:
         self.trace = []
         bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, 1, visited, parent, self.trace,
                          stop_at=0)
-        return graph.parents_to_original(parent)
+        return self.parents.finish(graph)

@@ -41,7 +41,7 @@ from graph500.kernels import register
 from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_levels
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, TopDownBuffers, top_down_step
 from graph500.kernels.cpu.frontier import (
-    bitmap_to_queue, new_parents, queue_edges_of, queue_to_bitmap, trace_entry,
+    Parents, bitmap_to_queue, queue_edges_of, queue_to_bitmap, trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -79,6 +79,7 @@ class DirectionOptimizingBFS:
         self.parallel_edges = parallel_edges
         self.layout = BottomUpLayout(graph, copies=numa_domains)
         self.buffers = TopDownBuffers(graph.num_vertices, graph.neighbors.dtype)
+        self.parents = Parents(graph.num_vertices)
         if policy == "hubs":
             degrees = np.diff(graph.offsets)
             if hub_degree is None:
@@ -95,7 +96,7 @@ class DirectionOptimizingBFS:
     def search(self, root):
         graph = self.graph
         root = int(graph.new_label[root])
-        parent = new_parents(graph.num_vertices, root)
+        parent = self.parents.start(root)
         found_vertex, found_claimer, num_tasks = self.buffers.get()
         word_bounds, task_copy = self.layout.tasks()
         visited = self.layout.visited_bitmap(root)
@@ -122,5 +123,5 @@ class DirectionOptimizingBFS:
                                                    found_vertex, found_claimer, num_tasks, self.parallel_edges)
             self.trace.append(trace_entry("top-down", queue.shape[0], queue_edges, time.perf_counter() - start))
             queue, queue_edges = next_queue, next_edges
-        return graph.parents_to_original(parent)
+        return self.parents.finish(graph)
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    WORD_SHIFT, bit_of, bitmap_words, equal_share, first_at_least, has_bit, new_parents, set_bits, trace_entry,
+    WORD_SHIFT, Parents, bit_of, bitmap_words, equal_share, first_at_least, has_bit, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -193,12 +193,13 @@ class TopDownBFS:
         self.graph = relabel(graph, reorder=False)
         self.parallel_edges = parallel_edges
         self.buffers = TopDownBuffers(graph.num_vertices, graph.neighbors.dtype)
+        self.parents = Parents(graph.num_vertices)
         self.trace = []
 
     def search(self, root):
         graph = self.graph
         root = int(graph.new_label[root])
-        parent = new_parents(graph.num_vertices, root)
+        parent = self.parents.start(root)
         frontier = np.array([root], dtype=np.int64)
         frontier_edges = graph.offsets[root + 1] - graph.offsets[root]
         visited = np.zeros(bitmap_words(graph.num_vertices), dtype=np.uint64)
@@ -212,4 +213,4 @@ class TopDownBFS:
                                                       self.parallel_edges)
             self.trace.append(trace_entry("top-down", frontier.shape[0], frontier_edges, time.perf_counter() - start))
             frontier, frontier_edges = next_frontier, next_edges
-        return graph.parents_to_original(parent)
+        return self.parents.finish(graph)

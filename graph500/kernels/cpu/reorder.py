@@ -118,11 +118,12 @@ class Relabeled:
         original[self.order] = values
         return original
 
-    def parents_to_original(self, parent):
-        """Parents in original labels (int64, -1 unreached) from ``parent`` in new labels."""
-        if not self.renumbered:
+    def parents_to_original(self, parent, reset=False):
+        """Parents in original labels (int64, -1 unreached) from ``parent`` in new labels; with ``reset``, a new
+        array even without renumbering, and every entry of ``parent`` is -1 afterwards."""
+        if not self.renumbered and not reset:
             return parent
-        return map_parents(self.order, self.order, parent)
+        return map_parents(self.order, self.order, parent, reset)
 
 
 def by_decreasing_degree(degrees):
@@ -226,17 +227,23 @@ def _copy_light(offsets, neighbors, weights, split_below, task_bounds, light_off
                     slot += 1
 
 
-def map_parents(vertex_order, parent_order, parent):
+def map_parents(vertex_order, parent_order, parent, reset=False):
     """``original[vertex_order[v]] = parent_order[parent[v]]`` (int64, -1 kept): parents under the original
     labels, the vertices' order and the parents' (the same table in one process; a rank's block and the whole
-    graph in a distributed search) mapping new labels to original ones."""
+    graph in a distributed search) mapping new labels to original ones. ``reset``: ``parent`` is all -1 after
+    (`frontier.Parents`)."""
     original = np.empty(parent.shape[0], dtype=np.int64)
-    _map_parents(vertex_order, parent_order, parent, original)
+    _map_parents(vertex_order, parent_order, parent, original, reset)
     return original
 
 
 @numba.njit(parallel=True, cache=True)
-def _map_parents(vertex_order, parent_order, parent, original):
+def _map_parents(vertex_order, parent_order, parent, original, reset):
     for v in numba.prange(parent.shape[0]):
         p = parent[v]
-        original[vertex_order[v]] = parent_order[p] if p >= 0 else -1
+        if p >= 0:
+            original[vertex_order[v]] = parent_order[p]
+            if reset:
+                parent[v] = -1
+        else:
+            original[vertex_order[v]] = -1
