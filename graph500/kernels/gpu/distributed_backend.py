@@ -21,7 +21,7 @@ with each rank's graph and searches on its GPU:
   (the one-GPU sort-based builder given a row range), reading them in place
   over the bus.
 - Validation: the distributed validator on each rank's GPU, its tuple slice
-  read in place from mapped host memory, parents and distances allgathered
+  copied from mapped host memory in chunks, parents and distances allgathered
   through NCCL.
 - Searches: the distributed GPU kernels (`graph500.kernels.gpu.bfs_distributed`);
   a search is timed from a barrier until the slowest rank's GPU is done.
