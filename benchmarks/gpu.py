@@ -1,14 +1,14 @@
 """GPU benchmark: generation rate, per-kernel BFS and SSSP TEPS, construction and validation time,
 bottom-up bandwidth.
 
-    PYTHONPATH=. python benchmarks/gpu.py [--scales 20 22 24 26] [--roots 64] [--sssp default delta=0.1,tail_fraction=0]
+    PYTHONPATH=. python benchmarks/gpu.py [--scales 20 22 24 26] [--roots 64] [--sssp default delta=0.1,tail_edges=inf]
                                           [--json PATH] [--profile]
 
 For each SCALE (edgefactor 16, seeds 2 and 3, the reference's search keys):
 generate on the GPU (edges and weights per second), build the weighted CSR
 on the device (construction time), prepare the validator on the device, then
 for each GPU BFS kernel, and for the delta-stepping SSSP with each setting
-(``default``, or tunables such as ``delta=0.07,pull_ratio=2,tail_fraction=0``), run
+(``default``, or tunables such as ``delta=0.07,pull_ratio=2,tail_edges=inf``), run
 one untimed warm-up and one timed search per key, each validated on the
 device (all must pass), and report the harmonic mean TEPS as the Graph500
 report does, the kernel's own set-up time (for SSSP: the light/heavy split)
@@ -199,7 +199,7 @@ def main():
                                                          if not kernels.is_distributed(kernels.get("bfs", "gpu", name))])
     parser.add_argument("--sssp", nargs="*", default=["default"], metavar="SETTING",
                         help="delta-stepping settings to run: default, or name=value,... of its tunables "
-                             "(delta, pull_ratio, tail_fraction); none: skip SSSP")
+                             "(delta, delta_scale, pull_ratio, tail_edges); none: skip SSSP")
     parser.add_argument("--trace", action="store_true",
                         help="print the direction-optimizing BFS levels and the SSSP phases of one search")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")

@@ -58,8 +58,8 @@ SSSP_VARIANTS = {
     "all-heavy": {"delta": 1e-6},
     "all-light": {"delta": 2.0},
     "always-pull": {"pull_ratio": 0.0},
-    "push-only": {"pull_ratio": float("inf"), "tail_fraction": 0.0},
-    "tail-at-once": {"tail_fraction": 1.0},
+    "push-only": {"pull_ratio": float("inf"), "tail_edges": float("inf")},
+    "tail-at-once": {"tail_edges": 0.0},
 }
 
 

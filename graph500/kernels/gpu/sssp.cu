@@ -10,9 +10,7 @@
 #define FRONTIER_EDGES 1  // their frontier edges
 #define MEMBERS_SIZE 2    // vertices of this bucket so far (with edges)
 #define MEMBERS_EDGES 3   // their edges
-#define SETTLED 4         // vertices below the bucket (collect only)
-#define REACHED 5         // vertices at a finite distance (collect only)
-#define BEYOND 6          // 0xFFFFFFFF - the least distance bits at or past the bucket's end (0: none)
+#define BEYOND 4          // 0xFFFFFFFF - the least distance bits at or past the bucket's end (0: none)
 
 // atomicMin without a result: a fire-and-forget reduction (the compiler merges an atomicMin
 // whose result goes unused with one whose result is used, keeping the slower round trip).
@@ -43,18 +41,21 @@ split_light_heavy(i64 num_vertices, const i64* __restrict__ offsets, int* __rest
 }
 
 // Start a search from input_root (under the graph's labels through new_label, unless null).
+// Only the states [0, filled_vertices) are written: a degree-ordered graph's vertices without
+// edges, [filled_vertices, N), are never reached, so no step reads them; the root's state
+// is written wherever it is.
 extern "C" __global__ void __launch_bounds__(THREADS)
-start_search(int input_root, const int* __restrict__ new_label, i64 num_vertices, u64* __restrict__ state) {
+start_search(int input_root, const int* __restrict__ new_label, i64 filled_vertices, u64* __restrict__ state) {
     const int root = (int)renamed(new_label, input_root);
-    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS)
+    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < filled_vertices; v += (i64)gridDim.x * THREADS)
         state[v] = v == root ? state_of(0.0f, root) : UNREACHED;
+    if (blockIdx.x == 0 && threadIdx.x == 0 && root >= filled_vertices) state[root] = state_of(0.0f, root);
 }
 
 // Start of a bucket [low, high): its vertices with frontier edges ([offsets[v],
 // frontier_end[v]): the light ones, or all in the tail) form the frontier, those with
-// any edge the members; all are stamped members of `bucket`. SETTLED and REACHED count
-// the vertices below `low` and at finite distances; BEYOND = the least distance at or past
-// `high`. A block stages its vertices in shared memory and appends them with one atomicAdd
+// any edge the members; all are stamped members of `bucket`. BEYOND = the least distance
+// at or past `high`. A block stages its vertices in shared memory and appends them with one atomicAdd
 // per COLLECT_STAGE.
 extern "C" __global__ void __launch_bounds__(THREADS)
 collect_bucket(i64 num_vertices, const u64* __restrict__ state, float low, float high, int bucket,
@@ -71,8 +72,6 @@ collect_bucket(i64 num_vertices, const u64* __restrict__ state, float low, float
     for (i64 block_base = blockIdx.x * (i64)THREADS; block_base < num_vertices; block_base += stride) {
         const i64 v = block_base + threadIdx.x;
         const float d = v < num_vertices ? distance_of(state[v]) : infinity;
-        tally.values[SETTLED] += d < low;
-        tally.values[REACHED] += d != infinity;
         if (d >= high && d != infinity) beyond = max(beyond, (u64)(FULL_MASK - __float_as_uint(d)));
         if (d >= low && d < high) {
             const i64 light = frontier_end[v] - offsets[v], edges = offsets[v + 1] - offsets[v];
@@ -193,11 +192,15 @@ pull_bucket(i64 num_vertices, float high, const i64* __restrict__ offsets, const
 
 // The outputs under the input's labels: for each input label v, the state of new_label[v]
 // and its parent through order (new -> input label); both tables null: the same labels.
+// A label at or past filled_vertices has no edges: unreached, unless it is the root.
 extern "C" __global__ void __launch_bounds__(THREADS)
-split_state(i64 num_vertices, const u64* __restrict__ state, const int* __restrict__ order,
-            const int* __restrict__ new_label, int* __restrict__ parent, float* __restrict__ distance) {
+split_state(i64 num_vertices, i64 filled_vertices, int input_root, const u64* __restrict__ state,
+            const int* __restrict__ order, const int* __restrict__ new_label, int* __restrict__ parent,
+            float* __restrict__ distance) {
+    const i64 root = renamed(new_label, input_root);
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS) {
-        const u64 s = state[renamed(new_label, v)];
+        const i64 x = renamed(new_label, v);
+        const u64 s = x < filled_vertices ? state[x] : (x == root ? state_of(0.0f, (int)root) : UNREACHED);
         const int p = (int)(u32)s;
         parent[v] = p >= 0 && order != nullptr ? order[p] : p;
         distance[v] = distance_of(s);

@@ -32,13 +32,16 @@ parallel systems", IPDPS 2014). Distances are cut into buckets
    not yet settled, push the members' edges: the first bucket, the hub core
    of a Kronecker graph, holds most edges of the graph, and pulling reads a
    fraction of them.
-4. Tail: once the vertices below a bucket are at least ``1 -
-   tail_fraction`` of the reached ones, everything after that bucket is one
-   bucket ``[low, inf)`` relaxed Bellman-Ford style (every edge of the
-   frontier; a vertex joins again whenever its distance drops): the long
-   tail of small buckets, each a collect and a few host reads, becomes a few
-   iterations. So does a bucket whose end rounds to its start in float32
-   (there a heavy edge could land inside the bucket).
+4. Tail: once the settled vertices (the members of the buckets done) hold
+   at least ``tail_edges`` of the graph's edges, that is once the hub core
+   is settled, everything after is one bucket ``[low, inf)`` relaxed
+   Bellman-Ford style (every edge of the frontier; a vertex joins again
+   whenever its distance drops): the long tail of buckets over the sparse
+   periphery, each a collect, a few light iterations and a push, each with
+   its host reads, becomes a few iterations. So does a bucket whose end
+   rounds to its start in float32 (there a heavy edge could land inside the
+   bucket). Counting edges, not vertices, keeps a search from a vertex far
+   from the hubs out of the tail until the core is behind it.
 
 A vertex's distance and parent are one 64-bit word, ``float32 bits << 32 |
 parent``: a relaxation is one ``atomicMin`` on it, so distance and parent
@@ -62,12 +65,14 @@ searched under its own labels: ``start_search`` translates the root, and
 ``split_state`` writes the outputs under the input's labels (each input
 label gathers its state through ``new_label``, its parent through
 ``order``). The hub core's states then sit together: 56.3 to 49.4 ms a
-search at SCALE 26 on an H100 (16 keys, medians).
+search at SCALE 26 on an H100 (16 keys, medians). Its vertices without
+edges come last and are never reached, so the passes over vertices (start,
+collect, pull) stop at the last vertex with edges (``filled``); the outputs
+give the others no parent and an infinite distance without reading a state.
 
-Host work: one copy of seven counters per collect and per light iteration
-(frontier size and edges, members and their edges, settled and reached
-vertices, the least distance past the bucket); no Python loop over vertices
-or edges. Push or pull is decided on the host from those counts: pull when
+Host work: one copy of five counters per collect and per light iteration
+(frontier size and edges, members and their edges, the least distance past
+the bucket); no Python loop over vertices or edges. Push or pull is decided on the host from those counts: pull when
 the members' edges exceed ``pull_ratio`` times what a pull reads, the edges
 not yet settled (all edges less those of this and earlier buckets' members)
 plus one per vertex.
@@ -79,7 +84,9 @@ the kernel's life), prefix sums (uint64).
 
 Tunables: ``delta`` (default: ``delta_for`` the graph's largest degree,
 ``DELTA_SCALE / sqrt(max_degree)``; Graph500 weights are uniform in [0, 1)),
-``pull_ratio`` (PULL_RATIO), ``tail_fraction`` (TAIL_FRACTION; 0: no tail),
+``delta_scale`` (DELTA_SCALE, that formula's numerator), ``pull_ratio``
+(PULL_RATIO), ``tail_edges`` (TAIL_EDGES; 0: the tail from the second
+bucket on, above 1: no tail),
 ``trace`` (time the phases of a search with CUDA events; off for timed
 runs). ``self.summary`` holds the last search's buckets, light and tail
 iterations, edges read by the light, tail and push phases, pulls and, when
@@ -98,16 +105,20 @@ from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 # 0.025 0.99x), SCALE 26 0.025 (1.16x over 0.05; 0.02 and 0.015 1.06x and 1.04x over 0.035, 0.025 1.07x), SCALE
 # 27 0.02 (1.08x over 0.035; 0.025 1.05x); the largest degree grows about 1.6x a SCALE (65 k at SCALE 20, 163 k at
 # 22), so 25.5 / sqrt(degree) gives about 0.04, 0.025 and 0.02 there. Before degree ordering, at SCALE 24: delta
-# 0.035-0.07 and pull ratios 0.5-2 within the noise; tail fractions 0.1, 0.2, 0.3: median 18.0, 17.0-18.8,
-# 15.9 ms.
-DELTA_SCALE = 25.5
+# 0.035-0.07 and pull ratios 0.5-2 within the noise. Then the tail started once the settled vertices were 70%
+# of the reached ones, and a search ran some 15 buckets at SCALE 26, all but 2 or 3 of them after the hub core,
+# each a collect, 2-4 light iterations and a push (benchmarks/gpu_sssp_trace.py). Starting the tail once the
+# settled vertices hold half the edges, with half the bucket width (12.75), interleaved against that (H100, 32
+# keys, 3 rounds; benchmarks/gpu_notes.md, item 15): 1.22x, 1.38x, 1.38x, 1.25x at SCALE 20, 22, 24, 26;
+# tail_edges 0.3 and 0.7 within 0.03 of 0.5; delta scale 18 within 0.06 of 12.75.
+DELTA_SCALE = 12.75
 PULL_RATIO = 1.0
-TAIL_FRACTION = 0.3
+TAIL_EDGES = 0.5
 
 THREADS = 256  # common.cuh's BLOCK_THREADS
 EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
-FRONTIER_SIZE, FRONTIER_EDGES, MEMBERS_SIZE, MEMBERS_EDGES, SETTLED, REACHED, BEYOND = range(7)  # sssp.cu's counters
-NUM_COUNTERS = 7
+FRONTIER_SIZE, FRONTIER_EDGES, MEMBERS_SIZE, MEMBERS_EDGES, BEYOND = range(5)  # sssp.cu's counters
+NUM_COUNTERS = 5
 INFINITY = np.float32(np.inf)
 _ALL_ONES = 0xFFFFFFFF
 _TRACE_COUNTS = ("buckets", "light_iterations", "tail_iterations", "relaxed_edges", "pulls")
@@ -117,10 +128,10 @@ def _kernel(name):
     return runtime.kernel("sssp", name)
 
 
-def delta_for(max_degree):
-    """The default bucket width for a graph whose largest degree is ``max_degree``: DELTA_SCALE /
+def delta_for(max_degree, delta_scale=DELTA_SCALE):
+    """The default bucket width for a graph whose largest degree is ``max_degree``: ``delta_scale`` /
     sqrt(max_degree), at most 1 (every Graph500 weight light)."""
-    return min(1.0, DELTA_SCALE / max(1, max_degree) ** 0.5)
+    return min(1.0, delta_scale / max(1, max_degree) ** 0.5)
 
 
 @register(default=True)
@@ -131,18 +142,21 @@ class DeltaSteppingSSSP:
     kind = "sssp"
     backend = "gpu"
 
-    def __init__(self, graph, *, delta=None, pull_ratio=PULL_RATIO, tail_fraction=TAIL_FRACTION, trace=False):
+    def __init__(self, graph, *, delta=None, delta_scale=DELTA_SCALE, pull_ratio=PULL_RATIO,
+                 tail_edges=TAIL_EDGES, trace=False):
         if graph.weights is None:
             raise ValueError("delta-stepping needs a weighted graph")
         if delta is None:
-            delta = delta_for(int(cupy.diff(graph.offsets).max()) if graph.num_vertices else 0)
+            delta = delta_for(int(cupy.diff(graph.offsets).max()) if graph.num_vertices else 0, delta_scale)
         if not delta > 0:
             raise ValueError(f"delta must be positive, got {delta}")
         self.graph = graph
         self.delta = np.float32(delta)
         self.pull_ratio = pull_ratio
-        self.tail_fraction = tail_fraction
+        self.tail_edges = tail_edges
         n = graph.num_vertices
+        # the vertices a search reads, [0, filled): a degree-ordered graph puts those without edges last
+        self._filled_vertices = n if graph.order is None else int(cupy.count_nonzero(cupy.diff(graph.offsets)))
         self._light_end = cupy.empty(n, dtype=np.int64)
         split = _kernel("split_light_heavy")
         split((runtime.persistent_blocks(split, THREADS, n),), (THREADS,),
@@ -166,10 +180,10 @@ class DeltaSteppingSSSP:
     def search(self, root):
         """``(parents, distances)``: int32 and float32 CuPy arrays, under the input's labels; -1 and inf where
         unreached."""
-        n = self.graph.num_vertices
+        filled = self._filled_vertices
         start = _kernel("start_search")
-        start((runtime.persistent_blocks(start, THREADS, n),), (THREADS,),
-              (i32(root), runtime.pointer_or_null(self.graph.new_label), i64(n), self._state))
+        start((runtime.persistent_blocks(start, THREADS, filled),), (THREADS,),
+              (i32(root), runtime.pointer_or_null(self.graph.new_label), i64(filled), self._state))
         self._counts = dict.fromkeys(_TRACE_COUNTS, 0)
         timer = runtime.PhaseTimer(self.record_trace)
         low, tail, settled_edges = np.float32(0), False, 0
@@ -183,7 +197,7 @@ class DeltaSteppingSSSP:
                 low = np.uint32(_ALL_ONES - counts[BEYOND]).view(np.float32)
                 continue
             self._counts["buckets"] += 1
-            tail = counts[SETTLED] >= (1 - self.tail_fraction) * counts[REACHED]  # from the next bucket on
+            tail = settled_edges >= self.tail_edges * self.graph.num_edges  # from the next bucket on
             timer.start("tail_seconds" if high == INFINITY else "light_seconds")
             counts = self._light_phase(counts, high)
             if high == INFINITY:
@@ -192,7 +206,7 @@ class DeltaSteppingSSSP:
             self._heavy_phase(counts, high, self.graph.num_edges - settled_edges, timer)
             low = high
         self.summary = {**self._counts, **timer.totals()}
-        return self._result()
+        return self._result(root)
 
     def _bucket_end(self, low):
         """``low + delta``, or +inf (the tail) where that rounds to ``low``."""
@@ -205,12 +219,12 @@ class DeltaSteppingSSSP:
 
     def _collect(self, low, high):
         """Start the bucket [low, high): its vertices become the frontier and the members. Host counts."""
-        n = self.graph.num_vertices
+        filled = self._filled_vertices
         self._bucket_id += 1
         self._counters.reset()
         collect = _kernel("collect_bucket")
-        collect((runtime.persistent_blocks(collect, THREADS, n),), (THREADS,),
-                (i64(n), self._state, low, high, i32(self._bucket_id), self.graph.offsets, self._frontier_end(high),
+        collect((runtime.persistent_blocks(collect, THREADS, filled),), (THREADS,),
+                (i64(filled), self._state, low, high, i32(self._bucket_id), self.graph.offsets, self._frontier_end(high),
                  self._queue, self._members, self._member_stamp, self._counters.device))
         return [int(c) for c in self._counters.read()]
 
@@ -230,15 +244,15 @@ class DeltaSteppingSSSP:
 
     def _heavy_phase(self, counts, high, unsettled_edges, timer):
         """Relax the edges that land past the bucket: pushed from the members or pulled, whichever reads less."""
-        n = self.graph.num_vertices
+        filled = self._filled_vertices
         members_edges = counts[MEMBERS_EDGES]
-        if members_edges > self.pull_ratio * (unsettled_edges + n):
+        if members_edges > self.pull_ratio * (unsettled_edges + filled):
             timer.start("pull_seconds")
             self._counts["pulls"] += 1
             graph = self.graph
             pull = _kernel("pull_bucket")
-            pull((runtime.persistent_blocks(pull, THREADS, n),), (THREADS,),
-                 (i64(n), high, graph.offsets, graph.neighbors, graph.weights, self._state))
+            pull((runtime.persistent_blocks(pull, THREADS, filled),), (THREADS,),
+                 (i64(filled), high, graph.offsets, graph.neighbors, graph.weights, self._state))
         else:
             timer.start("push_seconds")
             self._counts["relaxed_edges"] += members_edges
@@ -262,13 +276,13 @@ class DeltaSteppingSSSP:
              self._frontier_end(high), self._state, self._frontier_stamp, self._member_stamp,
              self._queue if heavy else next_queue, self._members, self._counters.device))
 
-    def _result(self):
+    def _result(self, root):
         n = self.graph.num_vertices
         parents = cupy.empty(n, dtype=np.int32)
         distances = cupy.empty(n, dtype=np.float32)
         split = _kernel("split_state")
         graph = self.graph
         split((runtime.persistent_blocks(split, THREADS, n),), (THREADS,),
-              (i64(n), self._state, *(runtime.pointer_or_null(table)
+              (i64(n), i64(self._filled_vertices), i32(root), self._state, *(runtime.pointer_or_null(table)
                                       for table in (graph.order, graph.new_label)), parents, distances))
         return parents, distances

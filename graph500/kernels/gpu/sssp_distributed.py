@@ -43,7 +43,9 @@ touched vertices and their requests (12 bytes per vertex of N, the largest a
 round can send); prefix sums (uint64, max(n, N / 32)).
 
 Tunables: ``delta`` (default: the single-GPU kernel's ``delta_for`` the
-graph's largest degree).
+graph's largest degree, with DELTA_SCALE 25.5: the bucket width this kernel
+was measured with on two GPUs; the single-GPU kernel's narrower default
+comes with its Bellman-Ford tail, which this kernel lacks).
 """
 
 import math
@@ -57,6 +59,8 @@ from graph500.kernels.gpu.bfs_distributed import device_part
 from graph500.kernels.gpu.frontier import EXPAND_TILE, PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, u64
 from graph500.kernels.gpu.sssp import delta_for
+
+DELTA_SCALE = 25.5
 
 THREADS = 256  # common.cuh's BLOCK_THREADS
 FRONTIER_SIZE, FRONTIER_EDGES, BEYOND = range(3)  # sssp_distributed.cu's counters
@@ -79,7 +83,7 @@ class DistributedDeltaSteppingSSSP:
         n = graph.num_local
         degrees = cupy.diff(graph.offsets)
         max_degree = int(comm.allreduce(int(degrees.max()) if n else 0, "max"))
-        self.delta = float(np.float32(delta_for(max_degree) if delta is None else delta))
+        self.delta = float(np.float32(delta_for(max_degree, DELTA_SCALE) if delta is None else delta))
         word_counts = [(graph.blocks.count(rank) + 31) // 32 for rank in range(comm.size)]
         self._num_words = sum(word_counts)
         self._block_last_word = cupy.asarray(np.cumsum(word_counts) - 1)  # each rank's block's last word
@@ -201,5 +205,6 @@ class DistributedDeltaSteppingSSSP:
         distances = cupy.empty(n, dtype=np.float32)
         split = runtime.kernel("sssp", "split_state")
         split((runtime.persistent_blocks(split, THREADS, n),), (THREADS,),
-              (runtime.i64(n), self._state, runtime.NULL, runtime.NULL, parents, distances))
+              (runtime.i64(n), runtime.i64(n), runtime.i32(-1), self._state, runtime.NULL, runtime.NULL, parents,
+               distances))
         return parents, distances
