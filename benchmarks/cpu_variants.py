@@ -9,7 +9,9 @@ builds the kind's default kernel once per variant (``default`` or
 ``name=value,...`` of its tunables; the first listed is the baseline). Every
 variant's trees are validated first. Then, per thread count, ``--rounds``
 rounds: per key, one search with each variant, in an order that rotates from
-round to round (A B C, B C A, ...). Printed per thread count and variant:
+round to round (A B C, B C A, ...); with ``--validate``, each search's tree
+is validated right after it (untimed), as a run does. Printed per thread
+count and variant:
 the median of its rounds' harmonic-mean TEPS and the median ratio to the
 baseline of the same round, with its spread (min to max). ``cpu_kernels.py
 --sweep`` times tunables one after another; this script interleaves them,
@@ -57,8 +59,9 @@ def validated_nedges(kind, kernel, validation, roots):
     return nedges
 
 
-def timed_rounds(searchers, nedges, roots, rounds):
-    """``{variant: [harmonic-mean TEPS of each round]}``, the variants' order rotating between rounds."""
+def timed_rounds(searchers, nedges, roots, rounds, check=None):
+    """``{variant: [harmonic-mean TEPS of each round]}``, the variants' order rotating between rounds;
+    ``check(root, output)`` after each search, untimed, when given."""
     names = list(searchers)
     teps = {name: [] for name in names}
     for round_index in range(rounds):
@@ -68,8 +71,10 @@ def timed_rounds(searchers, nedges, roots, rounds):
         for root in roots:
             for name in order:
                 start = time.perf_counter()
-                searchers[name].search(root)
+                output = searchers[name].search(root)
                 times[name].append(time.perf_counter() - start)
+                if check is not None:
+                    check(root, output)
         for name in names:
             teps[name].append(stats.teps_summary(times[name], nedges)["harmonic_mean"])
     return teps
@@ -83,6 +88,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, nargs="+", default=[numba.config.NUMBA_NUM_THREADS])
     parser.add_argument("--variants", nargs="+", default=["default"], metavar="SETTING")
+    parser.add_argument("--validate", action="store_true", help="validate each tree right after its search")
     args = parser.parse_args()
     backend = Backend()
     num_vertices = 1 << args.scale
@@ -104,14 +110,18 @@ def main():
         numba.set_num_threads(threads)
         for searcher in searchers.values():
             searcher.search(roots[0])  # warm-up at this thread count (per-thread buffers)
-        teps = timed_rounds(searchers, nedges, roots, args.rounds)
+        validate = validate_bfs if args.kind == "bfs" else validate_sssp
+        check = (lambda root, output: validate(validation, root, *(output if isinstance(output, tuple)
+                                                                   else (output,))))
+        teps = timed_rounds(searchers, nedges, roots, args.rounds, check if args.validate else None)
         base = np.array(teps[baseline])
         for setting in args.variants:
             ratios = np.array(teps[setting]) / base
             rows.append([threads, setting, f"{np.median(teps[setting]):.4g}", f"{np.median(ratios):.3f}",
                          f"{ratios.min():.3f}-{ratios.max():.3f}"])
         print(tabulate(rows[-len(args.variants):], tablefmt="plain"), flush=True)
-    print(f"\n{args.kind} {kernel_class.name}, SCALE {args.scale}, {len(roots)} keys, {args.rounds} rounds")
+    print(f"\n{args.kind} {kernel_class.name}, SCALE {args.scale}, {len(roots)} keys, {args.rounds} rounds"
+          + (", each tree validated after its search" if args.validate else ""))
     print(tabulate(rows, headers=["threads", "variant", "harmonic-mean TEPS (median)", "ratio to the first (median)",
                                   "ratio spread"]))
 
