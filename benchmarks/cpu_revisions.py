@@ -45,6 +45,18 @@ SEEDS = (2, 3)
 REPOSITORY = Path(__file__).resolve().parents[1]
 
 
+def run_graph(scale, num_roots):
+    """``(graph, roots, validation graph)``: the reference graph (edgefactor 16, seeds 2 and 3) as the CPU
+    backend's kernel 1 builds it for a run (degree-ordered), its search keys and its validator."""
+    backend = Backend()
+    num_vertices = 1 << scale
+    src, dst, weights = backend.generate(scale, EDGEFACTOR, *SEEDS)
+    graph = backend.build(src, dst, num_vertices, weights)
+    roots = [int(root) for root in search_keys(scale, *SEEDS, incident_vertices(src, dst, num_vertices),
+                                               num_roots)[0]]
+    return graph, roots, ValidationGraph.from_edges(src, dst, num_vertices, weights)
+
+
 def kernel_at_revision(kind, revision, workdir):
     """The kind's default CPU kernel class as its module was at ``revision``; the registry keeps this
     checkout's class."""
@@ -76,14 +88,7 @@ def main():
     parser.add_argument("--threads", type=int, default=numba.config.NUMBA_NUM_THREADS, help="Numba threads")
     args = parser.parse_args()
     numba.set_num_threads(args.threads)
-    backend = Backend()
-    num_vertices = 1 << args.scale
-    src, dst, weights = backend.generate(args.scale, EDGEFACTOR, *SEEDS)
-    graph = backend.build(src, dst, num_vertices, weights)
-    roots = [int(root) for root in search_keys(args.scale, *SEEDS, incident_vertices(src, dst, num_vertices),
-                                               args.roots)[0]]
-    validation = ValidationGraph.from_edges(src, dst, num_vertices, weights)
-    del src, dst, weights
+    graph, roots, validation = run_graph(args.scale, args.roots)
     with tempfile.TemporaryDirectory() as workdir:  # the baseline's source: Numba compiles (and caches) from it
         baseline_class, candidate_class = kernel_at_revision(args.kind, args.baseline, workdir)
         ratios = compare({"baseline": baseline_class(graph), "candidate": candidate_class(graph)}, args.kind,

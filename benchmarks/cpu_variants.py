@@ -4,7 +4,7 @@
                                       [--variants default alpha=30 beta=24]
 
 Builds the graph with the CPU backend's kernel 1 (degree-ordered, as in a
-run; edgefactor 16, seeds 2 and 3), takes the reference's search keys, and
+run; edgefactor 16, seeds 2 and 3; ``cpu_revisions.run_graph``), takes the reference's search keys, and
 builds the kind's default kernel once per variant (``default`` or
 ``name=value,...`` of its tunables; the first listed is the baseline). Every
 variant's trees are validated first. Then, per thread count, ``--rounds``
@@ -25,13 +25,9 @@ import numba
 import numpy as np
 from tabulate import tabulate
 
+from cpu_revisions import run_graph  # benchmarks/cpu_revisions.py, beside this script
 from graph500 import kernels, stats
-from graph500.generators.roots import incident_vertices, search_keys
-from graph500.kernels.cpu.backend import Backend
-from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
-
-EDGEFACTOR = 16
-SEEDS = (2, 3)
+from graph500.validators import validate_bfs, validate_sssp
 
 
 def options_of(setting):
@@ -90,14 +86,7 @@ def main():
     parser.add_argument("--variants", nargs="+", default=["default"], metavar="SETTING")
     parser.add_argument("--validate", action="store_true", help="validate each tree right after its search")
     args = parser.parse_args()
-    backend = Backend()
-    num_vertices = 1 << args.scale
-    src, dst, weights = backend.generate(args.scale, EDGEFACTOR, *SEEDS)
-    graph = backend.build(src, dst, num_vertices, weights)
-    roots = [int(root) for root in search_keys(args.scale, *SEEDS, incident_vertices(src, dst, num_vertices),
-                                               args.roots)[0]]
-    validation = ValidationGraph.from_edges(src, dst, num_vertices, weights)
-    del src, dst, weights
+    graph, roots, validation = run_graph(args.scale, args.roots)
     kernel_class = kernels.get(args.kind, "cpu", kernels.default_name(args.kind, "cpu"))
     searchers = {setting: kernel_class(graph, **options_of(setting)) for setting in args.variants}
     baseline = args.variants[0]
