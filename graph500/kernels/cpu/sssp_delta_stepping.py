@@ -112,7 +112,13 @@ not kept: a float32 distance array read by the relax loop beside the packed
 state word, 1.01-1.06x in four runs (spreads 0.92-1.11x: the state fits
 the L3 either way); a pull step for the large buckets, slower per edge than
 push (about 10 against 2.9 ns at SCALE 20), since a bucket's unsettled
-vertices hold three quarters of the edges it pushes.
+vertices hold three quarters of the edges it pushes. And a Bellman-Ford
+tail as the GPU kernel's (once the settled vertices hold half the edges,
+every later improvement relaxes its vertex's whole row until none is left):
+SCALE 20, 16 keys, 5 interleaved rounds (``benchmarks/cpu_variants.py``),
+0.99x (0.85-1.10x) on 2 threads and 0.87x on 1, shares of 0.3 and 0.7 no
+better: here the small buckets are cheap (fused on one thread, no device
+round trip), and the tail's repeated relaxations cost more than they save.
 
 Numba notes: the jitted functions share the workspace as one reference (a
 StructRef) and all per-thread work goes through one parallel loop
