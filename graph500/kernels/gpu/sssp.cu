@@ -55,8 +55,8 @@ start_search(int input_root, const int* __restrict__ new_label, i64 filled_verti
 // Start of a bucket [low, high): its vertices with frontier edges ([offsets[v],
 // frontier_end[v]): the light ones, or all in the tail) form the frontier, those with
 // any edge the members; all are stamped members of `bucket`. BEYOND = the least distance
-// at or past `high`. A block stages its vertices in shared memory and appends them with one atomicAdd
-// per COLLECT_STAGE.
+// at or past `high`. A block stages its vertices in shared memory and appends them with one
+// atomicAdd per COLLECT_STAGE.
 extern "C" __global__ void __launch_bounds__(THREADS)
 collect_bucket(i64 num_vertices, const u64* __restrict__ state, float low, float high, int bucket,
                const i64* __restrict__ offsets, const i64* __restrict__ frontier_end, int* __restrict__ queue,

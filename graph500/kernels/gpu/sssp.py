@@ -72,10 +72,11 @@ give the others no parent and an infinite distance without reading a state.
 
 Host work: one copy of five counters per collect and per light iteration
 (frontier size and edges, members and their edges, the least distance past
-the bucket); no Python loop over vertices or edges. Push or pull is decided on the host from those counts: pull when
-the members' edges exceed ``pull_ratio`` times what a pull reads, the edges
-not yet settled (all edges less those of this and earlier buckets' members)
-plus one per vertex.
+the bucket); no Python loop over vertices or edges. Push or pull is decided
+on the host from those counts: pull when the members' edges exceed
+``pull_ratio`` times what a pull reads, the edges not yet settled (all edges
+less those of this and earlier buckets' members) plus one per vertex with
+edges.
 
 Data structures (N vertices): ``state`` (uint64), ``light_end`` (int64),
 three queues (frontier, next frontier, members; int32), stamps of the last
@@ -224,8 +225,8 @@ class DeltaSteppingSSSP:
         self._counters.reset()
         collect = _kernel("collect_bucket")
         collect((runtime.persistent_blocks(collect, THREADS, filled),), (THREADS,),
-                (i64(filled), self._state, low, high, i32(self._bucket_id), self.graph.offsets, self._frontier_end(high),
-                 self._queue, self._members, self._member_stamp, self._counters.device))
+                (i64(filled), self._state, low, high, i32(self._bucket_id), self.graph.offsets,
+                 self._frontier_end(high), self._queue, self._members, self._member_stamp, self._counters.device))
         return [int(c) for c in self._counters.read()]
 
     def _light_phase(self, counts, high):
