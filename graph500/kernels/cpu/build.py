@@ -35,9 +35,9 @@ with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
    counts the bins of every digit; stable counting-sort passes over the
    neighbour's digits (``MAX_RADIX_BITS`` bits or fewer each) follow, then
    one by row, whose bins are the row counts, alternating between the
-   bucket's arrays and one scratch pair so that the pass by row writes the
-   bucket's region (with an even number of digits the renaming copies the
-   bucket to the scratch). The pass by row reads the entries backwards and
+   bucket's arrays and one scratch pair (with an even number of digits the
+   pass by row writes the scratch, copied back whole to the bucket's
+   region). The pass by row reads the entries backwards and
    fills each row from its end, keeping of every (row, neighbour) run the
    smallest key: a row's kept keys end where its slots end. Each row's kept
    count goes into ``offsets``.
@@ -321,16 +321,12 @@ def _count_rows(rows, bucket_begin, bucket_shift, row_entries):
 
 
 @numba.njit(cache=True)
-def _rename_neighbors(keys, rows, out_keys, out_rows, key_shift, new_label):
-    """Write the keys with every neighbour renamed (kept without ``new_label``), and the rows, to ``out_keys`` and
-    ``out_rows``, which may be the input arrays (a loop of its own: its random lookups overlap)."""
+def _rename_neighbors(keys, key_shift, new_label):
+    """Rename every key's neighbour, in place (a loop of its own: its random lookups overlap)."""
     low_bits = (ONE << key_shift) - ONE
     for j in range(keys.shape[0]):
         key = keys[j]
-        if new_label.shape[0] > 0:
-            key = (np.uint64(new_label[key >> key_shift]) << key_shift) | (key & low_bits)
-        out_keys[j] = key
-        out_rows[j] = rows[j]
+        keys[j] = (np.uint64(new_label[key >> key_shift]) << key_shift) | (key & low_bits)
 
 
 @numba.njit(cache=True)
@@ -392,27 +388,25 @@ def _sort_bucket(region, rows, row_entries, key_shift, digit_bits, num_digits, n
     LSD radix sort: a non-empty ``new_label`` renames the neighbours first;
     ``num_digits`` passes over the neighbour's digits, then the pass by row
     (``row_entries``: the bucket's rows' entries), alternating between the
-    bucket's arrays and one scratch pair so that the last pass writes
-    ``region`` (with an even number of digits, the renaming copies the bucket
-    to the scratch).
+    bucket's arrays and one scratch pair (with an even number of digits the
+    pass by row writes the scratch, copied back whole).
     """
+    if new_label.shape[0] > 0:
+        _rename_neighbors(region, key_shift, new_label)
+    next_slot = _digit_starts(region, key_shift, digit_bits, num_digits)
+    digit_mask = np.uint64((1 << digit_bits) - 1)
     keys, other_keys = region, np.empty_like(region)
     rows, other_rows = rows, np.empty_like(rows)
-    if num_digits % 2 == 0:  # then the neighbour passes start from the scratch, and the pass by row ends in region
-        _rename_neighbors(keys, rows, other_keys, other_rows, key_shift, new_label)
-        keys, other_keys = other_keys, keys
-        rows, other_rows = other_rows, rows
-    elif new_label.shape[0] > 0:
-        _rename_neighbors(keys, rows, keys, rows, key_shift, new_label)
-    next_slot = _digit_starts(keys, key_shift, digit_bits, num_digits)
-    digit_mask = np.uint64((1 << digit_bits) - 1)
     for digit in range(num_digits):
         _neighbor_pass(keys, rows, other_keys, other_rows, key_shift + np.uint64(digit * digit_bits), digit_mask,
                        next_slot[digit])
         keys, other_keys = other_keys, keys
         rows, other_rows = other_rows, rows
     row_ends = np.cumsum(row_entries)
-    return _row_pass(keys, rows, region, row_ends, key_shift), row_ends
+    row_starts = _row_pass(keys, rows, other_keys, row_ends, key_shift)
+    if num_digits % 2 == 0:  # the pass by row wrote the scratch
+        region[:] = other_keys
+    return row_starts, row_ends
 
 
 @numba.njit(parallel=True, cache=True)
