@@ -11,11 +11,13 @@ from graph500.kernels.graph import neighbor_dtype, simple_csr
 
 FIXTURE = Path(__file__).parent / "data" / "reference-v3" / "s12_ef16_seed2-3.edges"
 
-# Tunables that force many buckets, chunks and radix digits on small graphs.
+# Tunables that force many buckets, chunks and radix digits on small graphs, or buckets of more than 2^16 rows
+# (32-bit rows in the scratch).
 LAYOUTS = {
     "default": {},
     "small-buckets": {"BUCKET_ENTRIES": 64, "CHUNKS_PER_THREAD": 3, "MAX_RADIX_BITS": 3},
     "one-vertex-buckets": {"BUCKET_ENTRIES": 1, "CHUNKS_PER_THREAD": 5, "MAX_RADIX_BITS": 1},
+    "wide-buckets": {"BUCKET_ENTRIES": 1 << 24, "MAX_RADIX_BITS": 2},
 }
 
 
@@ -23,6 +25,13 @@ LAYOUTS = {
 def layout(request, monkeypatch):
     for name, value in LAYOUTS[request.param].items():
         monkeypatch.setattr(build, name, value)
+
+
+def test_wide_buckets_keep_32_bit_rows():
+    assert build._local_row_dtype(build._bucket_shift(5000, 300)) == np.uint16
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build, "BUCKET_ENTRIES", LAYOUTS["wide-buckets"]["BUCKET_ENTRIES"])
+        assert build._local_row_dtype(build._bucket_shift(5000, 300)) == np.uint32
 
 
 def reference_csr(src, dst, num_vertices, weights):

@@ -21,7 +21,8 @@ with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
    (chunk, bucket) histogram: no atomics.
 2. Scatter. Prefix sums over the histogram, bucket-major, give every chunk a
    private write cursor inside every bucket's region; the chunk writes each
-   entry there as a 64-bit key and its row. The key is
+   entry there as a 64-bit key and its row, counted from the bucket's first
+   row (16 bits while a bucket spans at most 2^16 rows, else 32). The key is
    ``neighbor << 32 | bits(weight)`` (``neighbor`` when unweighted): for
    non-negative float32 the bit patterns order like the values, so among keys
    with the same neighbour the smallest holds the minimum weight.
@@ -29,29 +30,36 @@ with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
    of the bucket's rows, in cache). With ``rename``, the new labels are made
    from them here.
 4. Sort, parallel over buckets. LSD radix sort of the bucket by
-   (row, neighbour): stable counting-sort passes over the neighbour's digits
-   (``MAX_RADIX_BITS`` bits or fewer each; the first renames the neighbours
-   as it reads them), then one by row, whose bins are the row counts. A scan
-   of the sorted bucket keeps the smallest key of every (row, neighbour) run,
-   compacted at the front of the bucket's region, and writes each row's
-   unique degree into ``offsets``.
-5. Gather. A prefix sum of the unique degrees gives ``offsets``; each bucket's
+   (row, neighbour). The neighbours are renamed first, in a loop of its own
+   (fused with the counting below, the random lookups stall it); one pass
+   counts the bins of every digit; stable counting-sort passes over the
+   neighbour's digits (``MAX_RADIX_BITS`` bits or fewer each) follow, then
+   one by row, whose bins are the row counts, alternating between the
+   bucket's arrays and one scratch pair (with an even number of digits the
+   pass by row writes the scratch, copied back whole to the bucket's
+   region). The pass by row reads the entries backwards and
+   fills each row from its end, keeping of every (row, neighbour) run the
+   smallest key: a row's kept keys end where its slots end. Each row's kept
+   count goes into ``offsets``.
+5. Gather. A prefix sum of the kept counts gives ``offsets``; each bucket's
    rows are copied, in parallel over buckets, to their places in the result
    (one contiguous block per bucket without renaming), split into neighbour
    and weight.
 
 Data structures: ``counts[chunk, bucket]`` (int64); ``keys`` (uint64) and
-``rows`` (the neighbour dtype), one slot per directed entry, grouped by bucket;
-``row_entries`` (int64 per row); per task in step 4: one scratch copy of its
-bucket's keys and rows.
+``rows`` (uint16 or uint32), one slot per directed entry, grouped by bucket;
+``row_entries`` (int64 per row); ``new_label`` in the neighbour dtype (4
+bytes per vertex while labels fit in int32); per task in step 4: one scratch
+copy of its bucket's keys and rows.
 
 Memory beyond the inputs, in bytes per input tuple (two directed entries),
-with int32 labels: keys 16 + rows 8, plus in step 4 the scratch of the buckets
-being sorted at the moment (24 per tuple of theirs: with balanced buckets a
-small fraction, at worst all of them); step 5 holds keys 16 + neighbours 8 +
-weights 8 (rows are freed first). Typical peak: 32 weighted, 24 unweighted;
-guaranteed bound: 48 (64 with int64 labels), plus 16 bytes per vertex.
-``build_memory_bytes`` returns the bound.
+with int32 labels and 16-bit rows: keys 16 + rows 4, plus in step 4 the
+scratch of the buckets being sorted at the moment (20 per tuple of theirs:
+with balanced buckets a small fraction, at worst all of them); step 5 holds
+keys 16 + neighbours 8 + weights 8 (rows are freed first). Typical peak: 32
+weighted, 24 unweighted (int64 labels: 40 and 32); guaranteed bound: 48
+(the sort's, with 32-bit rows), plus 24 bytes per vertex (32 with int64
+labels). ``build_memory_bytes`` returns the bound.
 
 Limit: weighted graphs need ``num_vertices <= 2^32`` (the neighbour takes the
 key's upper 32 bits).
@@ -59,7 +67,7 @@ key's upper 32 bits).
 Tunables:
 - ``BUCKET_ENTRIES``: target directed entries per bucket. Fewer, larger
   buckets make step 2 faster (fewer write streams), smaller ones keep step 4
-  in cache; 2^17 (about 3 MiB with scratch) was best at SCALE 20.
+  in cache; 2^17 (about 2.5 MiB with scratch) was best at SCALE 20.
 - ``MAX_BUCKETS``: cap on the number of buckets (bounds the histogram and the
   write streams of step 2 on large graphs).
 - ``CHUNKS_PER_THREAD``: chunks per Numba thread in steps 1 and 2.
@@ -124,11 +132,12 @@ def build_rows(src, dst, num_vertices, weights=None, first_row=0, num_rows=None,
                                           bucket_shift, key_shift)
     row_entries = np.empty(num_rows, dtype=np.int64)
     _count_rows(rows, bucket_begin, bucket_shift, row_entries)
-    new_label = np.empty(0, dtype=np.int64)
+    new_label = np.empty(0, dtype=neighbor_dtype(num_vertices))
     if rename is not None:
-        new_label = np.ascontiguousarray(rename(row_entries), dtype=np.int64)
-        if new_label.shape != (num_vertices,):
-            raise ValueError(f"rename must give one label per vertex, got shape {new_label.shape}")
+        renamed = np.asarray(rename(row_entries))
+        if renamed.shape != (num_vertices,):
+            raise ValueError(f"rename must give one label per vertex, got shape {renamed.shape}")
+        new_label = renamed.astype(new_label.dtype)
 
     offsets = np.zeros(num_rows + 1, dtype=np.int64)
     digit_bits, num_digits = _neighbor_digits(num_vertices)
@@ -139,7 +148,8 @@ def build_rows(src, dst, num_vertices, weights=None, first_row=0, num_rows=None,
 
     neighbors = np.empty(offsets[-1], dtype=neighbor_dtype(num_vertices))
     result_weight_bits = np.empty(offsets[-1] if weighted else 0, dtype=np.uint32)
-    _gather(keys, bucket_begin, offsets, bucket_shift, key_shift, weighted, new_label, neighbors, result_weight_bits)
+    _gather(keys, bucket_begin, row_entries, offsets, bucket_shift, key_shift, weighted, new_label, neighbors,
+            result_weight_bits)
     return offsets, neighbors, result_weight_bits.view(np.float32) if weighted else None
 
 
@@ -147,10 +157,10 @@ def build_memory_bytes(num_tuples, num_vertices, weighted):
     """The most memory ``build_csr`` allocates (inputs not counted), in bytes: a guaranteed bound."""
     label_bytes = neighbor_dtype(num_vertices).itemsize
     entries = 2 * num_tuples
-    offsets_bytes = 16 * (num_vertices + 1)  # offsets and the row counts
-    sorting = 2 * entries * (8 + label_bytes)  # keys and rows, and their scratch (at worst for every bucket at once)
+    per_vertex = (16 + label_bytes) * (num_vertices + 1)  # offsets, the row counts and the new labels
+    sorting = 2 * entries * (8 + 4)  # keys and rows, and their scratch (at worst for every bucket at once)
     gathering = entries * (8 + label_bytes + (4 if weighted else 0))  # keys, neighbors, weights
-    return max(sorting, gathering) + offsets_bytes
+    return max(sorting, gathering) + per_vertex
 
 
 def _checked_inputs(src, dst, num_vertices, weights):
@@ -185,7 +195,7 @@ def _partition(src, dst, weight_bits, weighted, num_vertices, first_row, num_row
 
     bucket_begin, cursors = write_positions(counts)
     keys = _scratch(bucket_begin[-1], np.dtype(np.uint64))
-    rows = _scratch(bucket_begin[-1], neighbor_dtype(num_vertices))
+    rows = _scratch(bucket_begin[-1], _local_row_dtype(bucket_shift))
     bad_weights = np.zeros(num_chunks, dtype=np.int64)
     _scatter_entries(src, dst, weight_bits, weighted, first_row, num_rows, bucket_shift, key_shift, cursors, keys, rows,
                      bad_weights)
@@ -199,6 +209,11 @@ def _bucket_shift(num_tuples, num_rows):
     entries_per_row = max(1.0, 2 * num_tuples / max(1, num_rows))
     width = max(BUCKET_ENTRIES / entries_per_row, num_rows / MAX_BUCKETS, 1.0)
     return int(np.ceil(np.log2(width)))
+
+
+def _local_row_dtype(bucket_shift):
+    """The dtype of a row counted from its bucket's first row."""
+    return np.dtype(np.uint16) if bucket_shift <= 16 else np.dtype(np.uint32)
 
 
 def _neighbor_digits(num_vertices):
@@ -269,7 +284,7 @@ def _place(row, key, bucket_shift, cursor, keys, rows):
     slot = cursor[bucket]
     cursor[bucket] = slot + 1
     keys[slot] = key
-    rows[slot] = row
+    rows[slot] = row - (bucket << bucket_shift)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -302,113 +317,130 @@ def _count_rows(rows, bucket_begin, bucket_shift, row_entries):
         first_row = bucket << bucket_shift
         row_entries[first_row:min(first_row + (1 << bucket_shift), num_rows)] = 0
         for j in range(bucket_begin[bucket], bucket_begin[bucket + 1]):
-            row_entries[rows[j]] += 1
+            row_entries[first_row + rows[j]] += 1
 
 
 @numba.njit(cache=True)
-def _neighbor_pass(keys, rows, out_keys, out_rows, digit_shift, digit_mask, key_shift, new_label):
-    """One stable counting-sort pass by one digit of the neighbour, keys and rows; a non-empty ``new_label``
-    renames every key's neighbour first, in place."""
-    bin_ends = np.zeros(int(digit_mask) + 2, dtype=np.int64)
+def _rename_neighbors(keys, key_shift, new_label):
+    """Rename every key's neighbour, in place (a loop of its own: its random lookups overlap)."""
+    low_bits = (ONE << key_shift) - ONE
     for j in range(keys.shape[0]):
         key = keys[j]
-        if new_label.shape[0] > 0:
-            key = (np.uint64(new_label[key >> key_shift]) << key_shift) | (key & ((ONE << key_shift) - ONE))
-            keys[j] = key
-        bin_ends[np.int64((key >> digit_shift) & digit_mask) + 1] += 1
-    for d in range(bin_ends.shape[0] - 2):
-        bin_ends[d + 1] += bin_ends[d]
+        keys[j] = (np.uint64(new_label[key >> key_shift]) << key_shift) | (key & low_bits)
+
+
+@numba.njit(cache=True)
+def _digit_starts(keys, key_shift, digit_bits, num_digits):
+    """``starts[digit, d]``: the first slot of the keys whose neighbour has value d in that digit, for every digit
+    at once (one pass over the keys)."""
+    digit_mask = np.uint64((1 << digit_bits) - 1)
+    starts = np.zeros((num_digits, (1 << digit_bits) + 1), dtype=np.int64)
     for j in range(keys.shape[0]):
-        d = np.int64((keys[j] >> digit_shift) & digit_mask)
-        slot = bin_ends[d]
-        bin_ends[d] = slot + 1
-        out_keys[slot] = keys[j]
+        neighbor = keys[j] >> key_shift
+        for digit in range(num_digits):
+            starts[digit, np.int64((neighbor >> np.uint64(digit * digit_bits)) & digit_mask) + 1] += 1
+    for digit in range(num_digits):
+        for d in range(starts.shape[1] - 1):
+            starts[digit, d + 1] += starts[digit, d]
+    return starts
+
+
+@numba.njit(cache=True)
+def _neighbor_pass(keys, rows, out_keys, out_rows, digit_shift, digit_mask, next_slot):
+    """One stable counting-sort pass by one digit of the neighbour, keys and rows (``next_slot``: the bins'
+    starts, advanced)."""
+    for j in range(keys.shape[0]):
+        key = keys[j]
+        d = np.int64((key >> digit_shift) & digit_mask)
+        slot = next_slot[d]
+        next_slot[d] = slot + 1
+        out_keys[slot] = key
         out_rows[slot] = rows[j]
 
 
 @numba.njit(cache=True)
-def _row_pass(keys, rows, out_keys, row_ends, first_vertex):
-    """The last, stable counting-sort pass, by local row, keys only; ``row_ends`` holds each row's end and is
-    turned into its start."""
+def _row_pass(keys, rows, out, row_ends, key_shift):
+    """The last, stable counting-sort pass, by local row, keeping one key per (row, neighbour): the smallest (the
+    minimum weight).
+
+    Row r's entries end at ``row_ends[r]``; read backwards, they arrive by
+    decreasing neighbour and fill the row from its end. Returns each row's
+    first kept slot: row r keeps ``out[row_starts[r]:row_ends[r]]``.
+    """
+    row_starts = row_ends.copy()
     for j in range(keys.shape[0] - 1, -1, -1):
-        r = rows[j] - first_vertex
-        slot = row_ends[r] - 1
-        row_ends[r] = slot
-        out_keys[slot] = keys[j]
+        key = keys[j]
+        r = rows[j]
+        slot = row_starts[r]
+        if slot < row_ends[r] and (out[slot] >> key_shift) == (key >> key_shift):
+            out[slot] = min(out[slot], key)
+        else:
+            row_starts[r] = slot - 1
+            out[slot - 1] = key
+    return row_starts
 
 
 @numba.njit(cache=True)
-def _write_unique(sorted_keys, row_starts, key_shift, out, degrees, first_vertex, new_label):
-    """Keep one key per (row, neighbour), the smallest (minimum weight), compacted at the front of ``out``.
+def _sort_bucket(region, rows, row_entries, key_shift, digit_bits, num_digits, new_label):
+    """Sort one bucket by (row, neighbour) and deduplicate it in place; returns ``(row_starts, row_ends)``: row r
+    keeps ``region[row_starts[r]:row_ends[r]]``.
 
-    Row r of the bucket is ``sorted_keys[row_starts[r]:row_starts[r + 1]]``
-    (the last row ends at the end); its kept keys are counted in
-    ``degrees[v + 1]``, v the row's vertex under its new label. ``out`` may be
-    ``sorted_keys``: the write position never passes the read position.
+    LSD radix sort: a non-empty ``new_label`` renames the neighbours first;
+    ``num_digits`` passes over the neighbour's digits, then the pass by row
+    (``row_entries``: the bucket's rows' entries), alternating between the
+    bucket's arrays and one scratch pair (with an even number of digits the
+    pass by row writes the scratch, copied back whole).
     """
-    kept = 0
-    num_rows = row_starts.shape[0]
-    for r in range(num_rows):
-        first_kept = kept
-        row_end = row_starts[r + 1] if r + 1 < num_rows else sorted_keys.shape[0]
-        for j in range(row_starts[r], row_end):
-            key = sorted_keys[j]
-            if kept > first_kept and (key >> key_shift) == (out[kept - 1] >> key_shift):
-                out[kept - 1] = min(out[kept - 1], key)
-            else:
-                out[kept] = key
-                kept += 1
-        degrees[_renamed(first_vertex + r, new_label) + 1] = kept - first_kept
-
-
-@numba.njit(cache=True)
-def _sort_bucket(region, rows, first_vertex, row_entries, key_shift, digit_bits, num_digits, degrees, new_label):
-    """Sort one bucket by (row, neighbour) and deduplicate it; the kept keys go to the front of ``region``.
-
-    LSD radix sort: ``num_digits`` passes over the neighbour's digits (the
-    first renames), then one by row (``row_entries``: the bucket's rows'
-    entries), alternating between the bucket's own arrays and one scratch pair.
-    """
+    if new_label.shape[0] > 0:
+        _rename_neighbors(region, key_shift, new_label)
+    next_slot = _digit_starts(region, key_shift, digit_bits, num_digits)
     digit_mask = np.uint64((1 << digit_bits) - 1)
     keys, other_keys = region, np.empty_like(region)
     rows, other_rows = rows, np.empty_like(rows)
     for digit in range(num_digits):
         _neighbor_pass(keys, rows, other_keys, other_rows, key_shift + np.uint64(digit * digit_bits), digit_mask,
-                       key_shift, new_label if digit == 0 else new_label[:0])
+                       next_slot[digit])
         keys, other_keys = other_keys, keys
         rows, other_rows = other_rows, rows
     row_ends = np.cumsum(row_entries)
-    _row_pass(keys, rows, other_keys, row_ends, first_vertex)
-    _write_unique(other_keys, row_ends, key_shift, region, degrees, first_vertex, new_label)
+    row_starts = _row_pass(keys, rows, other_keys, row_ends, key_shift)
+    if num_digits % 2 == 0:  # the pass by row wrote the scratch
+        region[:] = other_keys
+    return row_starts, row_ends
 
 
 @numba.njit(parallel=True, cache=True)
 def _sort_buckets(keys, rows, bucket_begin, bucket_shift, key_shift, digit_bits, num_digits, row_entries, degrees,
                   new_label):
-    """Step 4, parallel over buckets."""
+    """Step 4, parallel over buckets; ``degrees[v + 1]``: the kept entries of row v (new label)."""
     num_vertices = degrees.shape[0] - 1
     for bucket in numba.prange(bucket_begin.shape[0] - 1):
         first_vertex = bucket << bucket_shift
         end_vertex = min(first_vertex + (1 << bucket_shift), num_vertices)
         begin = bucket_begin[bucket]
         end = bucket_begin[bucket + 1]
-        _sort_bucket(keys[begin:end], rows[begin:end], first_vertex, row_entries[first_vertex:end_vertex], key_shift,
-                     digit_bits, num_digits, degrees, new_label)
+        row_starts, row_ends = _sort_bucket(keys[begin:end], rows[begin:end], row_entries[first_vertex:end_vertex],
+                                            key_shift, digit_bits, num_digits, new_label)
+        for r in range(end_vertex - first_vertex):
+            degrees[_renamed(first_vertex + r, new_label) + 1] = row_ends[r] - row_starts[r]
 
 
 @numba.njit(parallel=True, cache=True)
-def _gather(keys, bucket_begin, offsets, bucket_shift, key_shift, weighted, new_label, neighbors, weight_bits):
-    """Step 5: copy each bucket's compacted rows to their places in the result, split into neighbour and weight."""
+def _gather(keys, bucket_begin, row_entries, offsets, bucket_shift, key_shift, weighted, new_label, neighbors,
+            weight_bits):
+    """Step 5: copy each row's kept keys, the last of its entries' slots, to its place in the result, split into
+    neighbour and weight."""
     num_vertices = offsets.shape[0] - 1
     for bucket in numba.prange(bucket_begin.shape[0] - 1):
         first_vertex = bucket << bucket_shift
-        source = bucket_begin[bucket]
+        row_end = bucket_begin[bucket]
         for vertex in range(first_vertex, min(first_vertex + (1 << bucket_shift), num_vertices)):
+            row_end += row_entries[vertex]
             row = _renamed(vertex, new_label)
             target = offsets[row]
-            for j in range(offsets[row + 1] - target):
-                key = keys[source + j]
+            kept = offsets[row + 1] - target
+            for j in range(kept):
+                key = keys[row_end - kept + j]
                 neighbors[target + j] = key >> key_shift
                 if weighted:
                     weight_bits[target + j] = key & _WEIGHT_MASK
-            source += offsets[row + 1] - target

@@ -613,6 +613,24 @@ def delta_stepping(ws, root, parents, distances):
     return trace, True
 
 
+@numba.njit(parallel=True, cache=True)
+def _row_bounds(offsets, light_offsets, row_bounds):
+    """Fill ``row_bounds[v] = (offsets[v], light_offsets[v])``, in parallel; returns the largest degree and the
+    first leaf: the label after the last row with more than one entry (0 if there is none)."""
+    num_vertices = offsets.shape[0] - 1
+    row_bounds[num_vertices, 0] = offsets[num_vertices]
+    row_bounds[num_vertices, 1] = light_offsets[num_vertices]
+    max_degree = 0
+    last_branching = -1
+    for v in numba.prange(num_vertices):
+        row_bounds[v, 0] = offsets[v]
+        row_bounds[v, 1] = light_offsets[v]
+        degree = offsets[v + 1] - offsets[v]
+        max_degree = max(max_degree, degree)
+        last_branching = max(last_branching, v if degree > 1 else -1)
+    return max_degree, last_branching + 1
+
+
 @register(default=True)
 class DeltaSteppingSSSP:
     """Parallel delta-stepping with light/heavy edges and bucket fusion, atomic-free."""
@@ -637,11 +655,8 @@ class DeltaSteppingSSSP:
         self.rows = rows = relabel(graph, reorder)
         light_offsets, self.light_neighbors, self.light_weights = rows.light_rows(self.delta)
         self.row_bounds = np.empty((graph.num_vertices + 1, 2), dtype=np.int64)
-        self.row_bounds[:, 0] = rows.offsets
-        self.row_bounds[:, 1] = light_offsets
-        self.max_degree = int(np.diff(graph.offsets).max()) if graph.num_vertices else 0
-        branching = np.flatnonzero(np.diff(rows.offsets) > 1)  # the leaves are the labels after the last of these
-        self.first_leaf = int(branching[-1]) + 1 if branching.size else 0
+        max_degree, first_leaf = _row_bounds(rows.offsets, light_offsets, self.row_bounds)
+        self.max_degree, self.first_leaf = int(max_degree), int(first_leaf)
         self.state = np.full(graph.num_vertices, UNREACHED, dtype=np.uint64)
         self.state_is_clean = True
         self.workspace_shape = None
