@@ -26,33 +26,19 @@ import numpy as np
 from tabulate import tabulate
 
 from cpu_revisions import run_graph  # benchmarks/cpu_revisions.py, beside this script
+from settings import kernel_options  # benchmarks/settings.py, beside this script
 from graph500 import kernels, stats
 from graph500.validators import validate_bfs, validate_sssp
 
 
-def options_of(setting):
-    """A kernel's keyword arguments from ``default`` or ``name=value,...`` (integers, floats or words)."""
-    if setting == "default":
-        return {}
-    options = {}
-    for item in setting.split(","):
-        name, value = item.split("=")
-        for convert in (int, float, str):
-            try:
-                options[name] = convert(value)
-                break
-            except ValueError:
-                continue
-    return options
+def nedge_of(kind, validation, root, output):
+    """Validate a search's output (``parents`` or ``(parents, distances)``); its nedge."""
+    validate = validate_bfs if kind == "bfs" else validate_sssp
+    return validate(validation, root, *(output if isinstance(output, tuple) else (output,)))
 
 
 def validated_nedges(kind, kernel, validation, roots):
-    validate = validate_bfs if kind == "bfs" else validate_sssp
-    nedges = []
-    for root in roots:
-        output = kernel.search(root)
-        nedges.append(validate(validation, root, *(output if isinstance(output, tuple) else (output,))))
-    return nedges
+    return [nedge_of(kind, validation, root, kernel.search(root)) for root in roots]
 
 
 def timed_rounds(searchers, nedges, roots, rounds, check=None):
@@ -88,7 +74,7 @@ def main():
     args = parser.parse_args()
     graph, roots, validation = run_graph(args.scale, args.roots)
     kernel_class = kernels.get(args.kind, "cpu", kernels.default_name(args.kind, "cpu"))
-    searchers = {setting: kernel_class(graph, **options_of(setting)) for setting in args.variants}
+    searchers = {setting: kernel_class(graph, **kernel_options(setting)) for setting in args.variants}
     baseline = args.variants[0]
     nedges = validated_nedges(args.kind, searchers[baseline], validation, roots)
     for setting, searcher in searchers.items():
@@ -99,10 +85,8 @@ def main():
         numba.set_num_threads(threads)
         for searcher in searchers.values():
             searcher.search(roots[0])  # warm-up at this thread count (per-thread buffers)
-        validate = validate_bfs if args.kind == "bfs" else validate_sssp
-        check = (lambda root, output: validate(validation, root, *(output if isinstance(output, tuple)
-                                                                   else (output,))))
-        teps = timed_rounds(searchers, nedges, roots, args.rounds, check if args.validate else None)
+        check = (lambda root, output: nedge_of(args.kind, validation, root, output)) if args.validate else None
+        teps = timed_rounds(searchers, nedges, roots, args.rounds, check)
         base = np.array(teps[baseline])
         for setting in args.variants:
             ratios = np.array(teps[setting]) / base

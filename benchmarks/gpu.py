@@ -38,6 +38,7 @@ import cupy
 import numpy as np
 
 import gpu_profile  # benchmarks/gpu_profile.py, beside this script
+from settings import kernel_options  # benchmarks/settings.py, beside this script
 from graph500 import kernels, stats
 from graph500.generators import roots as roots_module
 from graph500.kernels.gpu import bfs as gpu_bfs
@@ -105,21 +106,6 @@ def run_kernel(backend, make_kernel, name, validate, validation_graph, roots):
         "setup_seconds": setup,
         "validate_seconds": float(np.mean(validate_times)),
     }
-
-
-def kernel_options(setting):
-    """A kernel's keyword arguments from a setting: ``default`` (none) or ``name=value,...`` (numbers, 0/1 for
-    switches, or words such as ``switch_rule=hub-share``). Also used by ``gpu_variants.py``."""
-    if setting == "default":
-        return {}
-    return {name: _number_or_word(value) for name, value in (item.split("=") for item in setting.split(","))}
-
-
-def _number_or_word(value):
-    try:
-        return float(value)
-    except ValueError:
-        return value
 
 
 def run_scale(scale, kernel_names, sssp_settings, num_roots, bandwidth, show_trace):

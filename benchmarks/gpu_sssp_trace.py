@@ -20,14 +20,12 @@ import cupy
 import numpy as np
 from tabulate import tabulate
 
-from gpu import kernel_options  # benchmarks/gpu.py, beside this script
+from gpu import EDGEFACTOR, SEEDS  # benchmarks/gpu.py, beside this script
+from settings import kernel_options  # benchmarks/settings.py, beside this script
 from graph500.generators import roots as roots_module
 from graph500.kernels.gpu import sssp as gpu_sssp
 from graph500.kernels.gpu.backend import Backend
 from graph500.validators import ValidationGraph, validate_sssp
-
-EDGEFACTOR = 16
-SEEDS = (2, 3)
 
 
 class TracedSSSP(gpu_sssp.DeltaSteppingSSSP):
@@ -64,8 +62,8 @@ class TracedSSSP(gpu_sssp.DeltaSteppingSSSP):
 
     def _collect(self, low, high):
         self._bucket_low = float(low)
-        counts = self._timed("collect", self.graph.num_vertices, 0, lambda: super(TracedSSSP, self)._collect(low, high))
-        return counts
+        return self._timed("collect", self.graph.num_vertices, 0,
+                           lambda: super(TracedSSSP, self)._collect(low, high))
 
     def _relax(self, queue, size, edges, row_end, high, next_queue):
         kind = "push" if next_queue is None else ("tail" if high == gpu_sssp.INFINITY else "light")

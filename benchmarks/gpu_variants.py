@@ -23,7 +23,7 @@ import functools
 import numpy as np
 from tabulate import tabulate
 
-from gpu import kernel_options  # benchmarks/gpu.py, beside this script
+from settings import kernel_options  # benchmarks/settings.py, beside this script
 from graph500 import stats
 from graph500.generators import roots as roots_module
 from graph500.kernels.gpu import bfs as gpu_bfs, build as gpu_build, sssp as gpu_sssp
