@@ -38,6 +38,7 @@ class TracedSSSP(gpu_sssp.DeltaSteppingSSSP):
         self._bucket_low = None
         self._expanded_at = cupy.full(self.graph.num_vertices, np.inf, dtype=np.float32)
         self._unchanged = (0, 0)
+        self._expansions = []  # per light or tail iteration: its vertices, their distances and frontier edges
 
     def _timed(self, kind, vertices, edges, step):
         cupy.cuda.get_current_stream().synchronize()
@@ -59,6 +60,17 @@ class TracedSSSP(gpu_sssp.DeltaSteppingSSSP):
         edges = row_end[vertices] - self.graph.offsets[vertices]
         self._unchanged = (int(unchanged.sum()), int(edges[unchanged].sum()))
         self._expanded_at[vertices] = distances
+        self._expansions.append((vertices.copy(), distances, edges))
+
+    def final_expansions(self):
+        """Per light or tail iteration: its vertices expanded at their final distance, and their edges (the
+        others' expansions were wasted: a later one relaxed the same edges from a smaller distance)."""
+        final = (self._state >> np.uint64(32)).astype(np.uint32).view(np.float32)
+        counts = []
+        for vertices, distances, edges in self._expansions:
+            at_final = distances == final[vertices]
+            counts.append((int(at_final.sum()), int(edges[at_final].sum())))
+        return counts
 
     def _collect(self, low, high):
         self._bucket_low = float(low)
@@ -107,10 +119,10 @@ def bucket_rows(steps):
 
 
 def largest_bucket(steps):
-    """The low end of the bucket whose light phase relaxed the most edges."""
+    """The low end of the bucket whose light phase (not the tail) relaxed the most edges."""
     edges_by_bucket = {}
     for bucket, kind, _, edges, *_ in steps:
-        if kind in ("light", "tail"):
+        if kind == "light":
             edges_by_bucket[bucket] = edges_by_bucket.get(bucket, 0) + edges
     return max(edges_by_bucket, key=edges_by_bucket.get)
 
@@ -123,11 +135,14 @@ def distinct_expansions(kernel, low):
     return int(expanded.sum()), int(light[expanded].sum())
 
 
-def bucket_iterations(steps, largest):
+def bucket_iterations(steps, largest, final_expansions):
+    iterations = [step + final for step, final in zip(
+        (step for step in steps if step[1] in ("light", "tail")), final_expansions)]
     return [{"iteration": number, "frontier": vertices, "edges": edges, "ms": seconds * 1e3,
-             "G edges/s": edges / seconds / 1e9, "unchanged": unchanged, "unchanged edges": unchanged_edges}
-            for number, (_, _, vertices, edges, seconds, unchanged, unchanged_edges) in enumerate(
-                step for step in steps if step[0] == largest and step[1] in ("light", "tail"))]
+             "G edges/s": edges / seconds / 1e9, "unchanged": unchanged, "unchanged edges": unchanged_edges,
+             "at final distance": final, "their edges": final_edges}
+            for number, (_, _, vertices, edges, seconds, unchanged, unchanged_edges, final, final_edges) in enumerate(
+                step for step in iterations if step[0] == largest)]
 
 
 def kind_totals(steps):
@@ -176,7 +191,11 @@ def main():
         largest = largest_bucket(kernel.steps)
         vertices, light_edges = distinct_expansions(kernel, largest)
         print(f"bucket at {largest:.4f}: {vertices} distinct vertices expanded, {light_edges} light edges")
-        print(tabulate(bucket_iterations(kernel.steps, largest), headers="keys", floatfmt=".3f"))
+        iterations = bucket_iterations(kernel.steps, largest, kernel.final_expansions())
+        print(tabulate(iterations, headers="keys", floatfmt=".3f"))
+        print(f"expansions at the final distance: {sum(row['at final distance'] for row in iterations)} of "
+              f"{sum(row['frontier'] for row in iterations)}, edges {sum(row['their edges'] for row in iterations)} "
+              f"of {sum(row['edges'] for row in iterations)}")
         print(tabulate(kind_totals(kernel.steps), headers="keys", floatfmt=".3f"), flush=True)
 
 
