@@ -60,7 +60,11 @@ when it is relaxed), one vertex after the other. Taking entries from a bin
 prefetches the state and row bounds of the entry ``PREFETCH_AHEAD`` places
 later; relaxing prefetches the start of that later entry's row (neighbours
 and weights) and, in the heavy step, its state. Same measurement: 1.25x
-faster (1.18-1.31x).
+faster (1.18-1.31x). A segment entry carries its row's start, read when the
+vertex leaves a bin, so relaxing reads no row bounds (16 MiB at SCALE 20,
+out of cache: the prefetch of a later row had to wait for them): 1.056x
+faster (1.044-1.088x; ``benchmarks/cpu_revisions.py``, SCALE 20, 2
+threads, 5 interleaved rounds of 16 keys).
 
 Frontier entries carry the word they were kept with, and light edges are
 relaxed from that word, not from the shared array: every request of a round
@@ -75,7 +79,7 @@ kernel), the light edges again in rows of their own (`Relabeled.light_rows`:
 0.5% of the entries on Graph500 graphs), ``row_bounds[v] = (row start, light
 row start)``; ``state``
 (uint64, one word per vertex); per thread ("task"): *segments* of (vertex,
-word, edge prefix) entries in three roles, two frontiers (the one being
+word, row start, edge prefix) entries in three roles, two frontiers (the one being
 relaxed and the next) and the settled list (the bucket's entries, for the
 heavy step, which skips an entry whose word is no longer the vertex's
 state); a frontier is the concatenation of all tasks' segments, cut by edges
@@ -174,7 +178,7 @@ class Workspace(structref.StructRefProxy):
 WORKSPACE_FIELDS = (
     "row_bounds", "neighbors", "weights", "light_neighbors", "light_weights", "order",  # the relabelled graph
     "state", "parents", "distances",  # per vertex; the outputs in original labels
-    "segment_vertex", "segment_word", "segment_prefix", "segment_count",  # [role, task, entry]
+    "segment_vertex", "segment_word", "segment_row", "segment_prefix", "segment_count",  # [role, task, entry]
     "request_vertex", "request_word", "request_count",  # [task, request]
     "block_vertex", "block_word", "block_next", "free_stack", "free_top", "bin_meta",  # bins, per task
     "inverse_delta", "fusion_edges", "round_edges", "max_degree", "first_leaf",
@@ -184,13 +188,13 @@ structref.define_proxy(Workspace, WorkspaceType, WORKSPACE_FIELDS)
 
 
 @numba.njit(cache=True)
-def _new_workspace(row_bounds, neighbors, weights, light_neighbors, light_weights, order, state, segment_vertex, segment_word, segment_prefix,
-                   segment_count, request_vertex, request_word, request_count, block_vertex, block_word, block_next,
+def _new_workspace(row_bounds, neighbors, weights, light_neighbors, light_weights, order, state, segment_vertex, segment_word,
+                   segment_row, segment_prefix, segment_count, request_vertex, request_word, request_count, block_vertex, block_word, block_next,
                    free_stack, free_top, bin_meta, inverse_delta, fusion_edges, round_edges, max_degree,
                    first_leaf):
     nothing = np.empty(0, dtype=np.int64)  # parents, cuts and count_before are set per search and per step
     return Workspace(row_bounds, neighbors, weights, light_neighbors, light_weights, order, state, nothing, np.empty(0, dtype=np.float32),
-                     segment_vertex, segment_word, segment_prefix, segment_count,
+                     segment_vertex, segment_word, segment_row, segment_prefix, segment_count,
                      request_vertex, request_word, request_count,
                      block_vertex, block_word, block_next, free_stack, free_top, bin_meta,
                      inverse_delta, fusion_edges, round_edges, max_degree, first_leaf,
@@ -236,10 +240,11 @@ def _bucket(word, inverse_delta):
 # ---------------------------------------------------------------- segments and bins
 
 @numba.njit(inline="always", cache=True)
-def _append(ws, role, task, vertex, word, edges):
+def _append(ws, role, task, vertex, word, row_start, edges):
     i = ws.segment_count[role, task]
     ws.segment_vertex[role, task, i] = vertex
     ws.segment_word[role, task, i] = word
+    ws.segment_row[role, task, i] = row_start
     ws.segment_prefix[role, task, i + 1] = ws.segment_prefix[role, task, i] + edges
     ws.segment_count[role, task] = i + 1
 
@@ -249,8 +254,8 @@ def _settle(ws, task, vertex, word):
     """A vertex of the current bucket: into the target frontier (its light edges) and the settled list (its
     row)."""
     bounds = ws.row_bounds
-    _append(ws, ws.target_role, task, vertex, word, bounds[vertex + 1, 1] - bounds[vertex, 1])
-    _append(ws, _SETTLED, task, vertex, word, bounds[vertex + 1, 0] - bounds[vertex, 0])
+    _append(ws, ws.target_role, task, vertex, word, bounds[vertex, 1], bounds[vertex + 1, 1] - bounds[vertex, 1])
+    _append(ws, _SETTLED, task, vertex, word, bounds[vertex, 0], bounds[vertex + 1, 0] - bounds[vertex, 0])
 
 
 @numba.njit(inline="always", cache=True)
@@ -304,13 +309,14 @@ def _relax_share(ws, task):
     """Relax the light edges (or whole rows) of the source entries ``cuts[task]:cuts[task + 1]``; returns
     the edges examined. Light edges are relaxed from the entry's word; rows only from an entry whose word is
     still the vertex's state."""
-    row_bounds, state = ws.row_bounds, ws.state
+    state = ws.state
     heavy = ws.heavy
     neighbors = ws.neighbors if heavy else ws.light_neighbors
     weights = ws.weights if heavy else ws.light_weights
-    bound = 0 if heavy else 1
     source_vertex = ws.segment_vertex[ws.source_role]
     source_word = ws.segment_word[ws.source_role]
+    source_row = ws.segment_row[ws.source_role]
+    source_prefix = ws.segment_prefix[ws.source_role]
     count_before = ws.count_before
     request_vertex, request_word = ws.request_vertex[task], ws.request_word[task]
     made = 0
@@ -319,17 +325,19 @@ def _relax_share(ws, task):
     for entry in range(ws.cuts[task], ws.cuts[task + 1]):
         while entry >= count_before[s + 1]:
             s += 1
-        u = source_vertex[s, entry - count_before[s]]
-        word = source_word[s, entry - count_before[s]]
+        i = entry - count_before[s]
+        u = source_vertex[s, i]
+        word = source_word[s, i]
         if entry + PREFETCH_AHEAD < count_before[s + 1]:  # a later entry of the same segment: its row
-            ahead = source_vertex[s, entry - count_before[s] + PREFETCH_AHEAD]
-            _prefetch(neighbors, row_bounds[ahead, bound])
-            _prefetch(weights, row_bounds[ahead, bound])
+            ahead_row = source_row[s, i + PREFETCH_AHEAD]
+            _prefetch(neighbors, ahead_row)
+            _prefetch(weights, ahead_row)
             if heavy:
-                _prefetch(state, ahead)
+                _prefetch(state, source_vertex[s, i + PREFETCH_AHEAD])
         if heavy and state[u] != word:
             continue
-        begin, end = row_bounds[u, bound], row_bounds[u + 1, bound]
+        begin = source_row[s, i]
+        end = begin + source_prefix[s, i + 1] - source_prefix[s, i]
         distance = _distance(word)
         examined += end - begin
         for k in range(begin, end):
@@ -529,12 +537,14 @@ def _relax_source(ws, counters):
 def _drop_front(ws, dropped):
     """Remove the first ``dropped[task]`` entries of each task's settled segment."""
     vertex, word, prefix = ws.segment_vertex[_SETTLED], ws.segment_word[_SETTLED], ws.segment_prefix[_SETTLED]
+    row = ws.segment_row[_SETTLED]
     for task in range(dropped.shape[0]):
         first = dropped[task]
         base = prefix[task, first]
         for i in range(ws.segment_count[_SETTLED, task] - first):
             vertex[task, i] = vertex[task, first + i]
             word[task, i] = word[task, first + i]
+            row[task, i] = row[task, first + i]
             prefix[task, i + 1] = prefix[task, first + i + 1] - base
         ws.segment_count[_SETTLED, task] -= first
 
@@ -674,6 +684,7 @@ class DeltaSteppingSSSP:
             self.buffers = {  # the per-thread arrays of the workspace (the jitted code and this share them)
                 "segment_vertex": np.empty((3, tasks, capacity), dtype=dtype),
                 "segment_word": np.empty((3, tasks, capacity), dtype=np.uint64),
+                "segment_row": np.empty((3, tasks, capacity), dtype=np.int64),
                 "segment_prefix": np.zeros((3, tasks, capacity + 1), dtype=np.int64),
                 "segment_count": np.zeros((3, tasks), dtype=np.int64),
                 "request_vertex": np.empty((tasks, requests), dtype=dtype),
