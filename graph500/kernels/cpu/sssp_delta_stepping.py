@@ -128,7 +128,12 @@ default 2^20: 2^16, 2^22 and 2^24 measured alike), ``PREFETCH_AHEAD``
 (default 8: 16 measured 0.98x (0.91-1.02x), 4 0.95x (0.89-1.00x); also
 prefetching the state of the neighbour 8 edges ahead in the relax loop was
 slower, 0.95x (0.92-0.98x), and prefetching in the verification step changed
-nothing, 0.99x), ``reorder`` (default True: degree ordering of a graph built
+nothing, 0.99x), ``NEIGHBOR_AHEAD`` (default 16: since the rows' starts come
+with their entries and their first lines are prefetched, prefetching the
+state of the neighbour 16 edges ahead measured 1.045x (1.034-1.056x) against
+none, and against 16, 8 measured 0.977x (0.959-0.998x) and 32 0.980x
+(0.959-0.998x); ``benchmarks/cpu_revisions.py``, SCALE 20, 2 threads, 5
+interleaved rounds of 16 keys), ``reorder`` (default True: degree ordering of a graph built
 with its original labels; kernel 1's graph is degree-ordered already). With
 leaves and prefetching (same measurement), ``fusion_edges`` 2^13 and 2^9
 measured 0.98x and 1.00x, ``delta`` 0.0035 and 0.0075 x the largest weight
@@ -176,6 +181,7 @@ BLOCK = 512  # bin entries per block
 PREFETCH_AHEAD = 8  # entries between a prefetch and the entry's use
 PREFETCH_EDGES = 64  # of a later entry's row, relaxing prefetches the lines holding its first edges up to this many
 LINE_EDGES = 16  # neighbours (or weights) of 4 bytes in a cache line of 64
+NEIGHBOR_AHEAD = 16  # edges between the prefetch of a neighbour's state and its relaxation
 EXTRACT_ENTRY_EDGES = 8  # taking an entry from a bin costs about as much as relaxing this many edges
 
 _SHIFT = np.uint64(32)
@@ -352,6 +358,7 @@ def _relax_share(ws, task):
     source_prefix = ws.segment_prefix[ws.source_role]
     first_leaf, inverse_delta, bucket, ring = ws.first_leaf, ws.inverse_delta, ws.bucket, ws.bin_meta.shape[1]
     count_before = ws.count_before
+    last_edge = neighbors.shape[0] - 1
     request_vertex, request_word = ws.request_vertex[task], ws.request_word[task]
     made = 0
     examined = 0
@@ -377,6 +384,7 @@ def _relax_share(ws, task):
         distance = _distance(word)
         examined += end - begin
         for k in range(begin, end):
+            _prefetch(state, neighbors[min(k + NEIGHBOR_AHEAD, last_edge)])  # maybe a later row's: harmless
             v = neighbors[k]
             candidate = _pack(np.float32(distance + weights[k]), u)
             if (candidate >> _SHIFT) < (state[v] >> _SHIFT):
