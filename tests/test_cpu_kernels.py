@@ -180,9 +180,12 @@ def test_delta_stepping_grows_its_buffers_and_searches_again():
     assert kernel.room > 1 / 1024
 
 
-def test_delta_stepping_restores_the_updates_a_round_lost():
+@pytest.mark.parametrize("where", ["requests", "bin"])
+def test_delta_stepping_restores_the_updates_a_round_lost(where):
     """Threads improved v at once and the largest word landed last: that word is kept as the round found it,
-    then the smallest lost one becomes the state and is kept too; a lost word above it is not."""
+    then the smallest lost one becomes the state and is kept too; a lost word above it is not. The words wait
+    in a request buffer (classified after a round) or in the current bucket's bin (the heavy step's, settled
+    when the bin is emptied)."""
     case = small_cases()[-1]
     kernel = sssp_delta_stepping.DeltaSteppingSSSP(case.graphs["build_csr"], delta=1.0)
     workspace, buffers = kernel._workspace(), kernel.buffers
@@ -192,15 +195,21 @@ def test_delta_stepping_restores_the_updates_a_round_lost():
     sssp_delta_stepping._reset(workspace, root, parents, distances)  # the root is in frontier 0, bucket 0
     smaller, middle, larger = (sssp_delta_stepping._pack(np.float32(d), root) for d in (0.25, 0.375, 0.5))
     kernel.state[v] = larger
-    buffers["request_vertex"][0, :3] = v
-    buffers["request_word"][0, :3] = smaller, larger, middle
     buffers["request_count"][:] = 0
-    buffers["request_count"][0] = 3
-    sssp_delta_stepping._classify_round(workspace, True)
+    if where == "requests":
+        buffers["request_vertex"][0, :3] = v
+        buffers["request_word"][0, :3] = smaller, larger, middle
+        buffers["request_count"][0] = 3
+        sssp_delta_stepping._classify_round(workspace, True)
+    else:
+        for word in (smaller, larger, middle):
+            sssp_delta_stepping._bin_append(workspace, 0, 0, v, word)  # task 0's bin of bucket 0
+        assert sssp_delta_stepping._extract(workspace, 0)
     assert kernel.state[v] == smaller
-    count = buffers["segment_count"][0, 0]
-    assert buffers["segment_vertex"][0, 0, :count].tolist() == [root, v, v]
-    assert buffers["segment_word"][0, 0, 1:count].tolist() == [larger, smaller]  # the larger one stale now
+    for role in (0, sssp_delta_stepping._SETTLED):  # v has light edges: it is in the frontier too
+        count = buffers["segment_count"][role, 0]
+        assert buffers["segment_vertex"][role, 0, :count].tolist() == [root, v, v]
+        assert buffers["segment_word"][role, 0, 1:count].tolist() == [larger, smaller]  # the larger one stale now
 
 
 def test_defaults_are_the_fast_kernels():

@@ -7,7 +7,13 @@ order. Settling bucket b relaxes the *light* edges (weight < delta) of its
 vertices in phases, until no vertex re-enters b, then the *heavy* edges of
 every vertex settled in b, once. The heavy step runs over a vertex's whole
 row: its light edges were relaxed from the same state in a light phase, so
-they cannot improve anything again, and the rows need no reordering. Bucket fusion, as in the GAP Benchmark
+they cannot improve anything again, and the rows need no reordering. Only
+a vertex with light edges enters the light phases' frontier (on Graph500
+graphs, where 0.5% of the edges are light, most vertices go to the heavy
+step alone): 1.102x faster than entering every settled vertex, whose
+entries the light phases then skipped one by one (1.065-1.133x;
+``benchmarks/cpu_revisions.py``, SCALE 20, 2 threads, 5 interleaved rounds
+of 16 keys). Bucket fusion, as in the GAP Benchmark
 Suite (Beamer, Asanovic, Patterson): a phase with few edges runs on the
 calling thread, so the many small phases of a bucket cost no thread wake-up
 and no barrier.
@@ -43,6 +49,18 @@ floats order like their bit patterns). A phase runs in rounds of two steps:
    where nearly every parallel round would be redone on one thread, not yet
    measured.
 
+The heavy step skips the request buffer for most of its improvements: one
+whose vertex is not a leaf and whose bucket is a later one goes straight to
+the thread's bin (while the thread has a free block), and is verified when
+the bin is emptied, as a request would be: the entry equal to its vertex's
+word is settled, one below it was lost and is restored on one thread after
+the extraction, as above (the request buffers hold the lost entries; a
+search whose lost entries do not fit stops and is run again with larger
+buffers). At SCALE 20 on 2 threads, 84% of the requests then go to no
+request buffer and are not reread: 1.033x and 1.072x faster (1.003-1.057x,
+1.012-1.083x; ``benchmarks/cpu_revisions.py``, 2 runs of 5 interleaved
+rounds of 16 keys).
+
 Leaves (vertices with at most one neighbour) are never settled: a leaf's
 only edge leads back to the vertex that set its distance, so relaxing it
 cannot improve anything, and a leaf's state is final once that neighbour's
@@ -59,8 +77,16 @@ for memory (a vertex's state and row bounds when it leaves a bin, its row
 when it is relaxed), one vertex after the other. Taking entries from a bin
 prefetches the state and row bounds of the entry ``PREFETCH_AHEAD`` places
 later; relaxing prefetches the start of that later entry's row (neighbours
-and weights) and, in the heavy step, its state. Same measurement: 1.25x
-faster (1.18-1.31x).
+and weights: the lines of its first ``PREFETCH_EDGES`` edges) and, in the
+heavy step, its state. Same measurement: 1.25x
+faster (1.18-1.31x). A segment entry carries its row's start, read when the
+vertex leaves a bin, so relaxing reads no row bounds (16 MiB at SCALE 20,
+out of cache: the prefetch of a later row had to wait for them): 1.056x
+faster (1.044-1.088x; ``benchmarks/cpu_revisions.py``, SCALE 20, 2
+threads, 5 interleaved rounds of 16 keys). Prefetching the lines of a
+row's first 64 edges instead of its first line: 1.068x (1.031-1.092x);
+against 64, 128 edges measured 0.939x (0.929-0.953x) and 32 0.966x
+(0.948-0.973x).
 
 Frontier entries carry the word they were kept with, and light edges are
 relaxed from that word, not from the shared array: every request of a round
@@ -75,7 +101,7 @@ kernel), the light edges again in rows of their own (`Relabeled.light_rows`:
 0.5% of the entries on Graph500 graphs), ``row_bounds[v] = (row start, light
 row start)``; ``state``
 (uint64, one word per vertex); per thread ("task"): *segments* of (vertex,
-word, edge prefix) entries in three roles, two frontiers (the one being
+word, row start, edge prefix) entries in three roles, two frontiers (the one being
 relaxed and the next) and the settled list (the bucket's entries, for the
 heavy step, which skips an entry whose word is no longer the vertex's
 state); a frontier is the concatenation of all tasks' segments, cut by edges
@@ -102,7 +128,12 @@ default 2^20: 2^16, 2^22 and 2^24 measured alike), ``PREFETCH_AHEAD``
 (default 8: 16 measured 0.98x (0.91-1.02x), 4 0.95x (0.89-1.00x); also
 prefetching the state of the neighbour 8 edges ahead in the relax loop was
 slower, 0.95x (0.92-0.98x), and prefetching in the verification step changed
-nothing, 0.99x), ``reorder`` (default True: degree ordering of a graph built
+nothing, 0.99x), ``NEIGHBOR_AHEAD`` (default 16: since the rows' starts come
+with their entries and their first lines are prefetched, prefetching the
+state of the neighbour 16 edges ahead measured 1.045x (1.034-1.056x) against
+none, and against 16, 8 measured 0.977x (0.959-0.998x) and 32 0.980x
+(0.959-0.998x); ``benchmarks/cpu_revisions.py``, SCALE 20, 2 threads, 5
+interleaved rounds of 16 keys), ``reorder`` (default True: degree ordering of a graph built
 with its original labels; kernel 1's graph is degree-ordered already). With
 leaves and prefetching (same measurement), ``fusion_edges`` 2^13 and 2^9
 measured 0.98x and 1.00x, ``delta`` 0.0035 and 0.0075 x the largest weight
@@ -148,6 +179,9 @@ RING_SLACK = 3
 MAX_VERTICES = 2**32 - 1
 BLOCK = 512  # bin entries per block
 PREFETCH_AHEAD = 8  # entries between a prefetch and the entry's use
+PREFETCH_EDGES = 64  # of a later entry's row, relaxing prefetches the lines holding its first edges up to this many
+LINE_EDGES = 16  # neighbours (or weights) of 4 bytes in a cache line of 64
+NEIGHBOR_AHEAD = 16  # edges between the prefetch of a neighbour's state and its relaxation
 EXTRACT_ENTRY_EDGES = 8  # taking an entry from a bin costs about as much as relaxing this many edges
 
 _SHIFT = np.uint64(32)
@@ -174,7 +208,7 @@ class Workspace(structref.StructRefProxy):
 WORKSPACE_FIELDS = (
     "row_bounds", "neighbors", "weights", "light_neighbors", "light_weights", "order",  # the relabelled graph
     "state", "parents", "distances",  # per vertex; the outputs in original labels
-    "segment_vertex", "segment_word", "segment_prefix", "segment_count",  # [role, task, entry]
+    "segment_vertex", "segment_word", "segment_row", "segment_prefix", "segment_count",  # [role, task, entry]
     "request_vertex", "request_word", "request_count",  # [task, request]
     "block_vertex", "block_word", "block_next", "free_stack", "free_top", "bin_meta",  # bins, per task
     "inverse_delta", "fusion_edges", "round_edges", "max_degree", "first_leaf",
@@ -184,13 +218,13 @@ structref.define_proxy(Workspace, WorkspaceType, WORKSPACE_FIELDS)
 
 
 @numba.njit(cache=True)
-def _new_workspace(row_bounds, neighbors, weights, light_neighbors, light_weights, order, state, segment_vertex, segment_word, segment_prefix,
-                   segment_count, request_vertex, request_word, request_count, block_vertex, block_word, block_next,
+def _new_workspace(row_bounds, neighbors, weights, light_neighbors, light_weights, order, state, segment_vertex, segment_word,
+                   segment_row, segment_prefix, segment_count, request_vertex, request_word, request_count, block_vertex, block_word, block_next,
                    free_stack, free_top, bin_meta, inverse_delta, fusion_edges, round_edges, max_degree,
                    first_leaf):
     nothing = np.empty(0, dtype=np.int64)  # parents, cuts and count_before are set per search and per step
     return Workspace(row_bounds, neighbors, weights, light_neighbors, light_weights, order, state, nothing, np.empty(0, dtype=np.float32),
-                     segment_vertex, segment_word, segment_prefix, segment_count,
+                     segment_vertex, segment_word, segment_row, segment_prefix, segment_count,
                      request_vertex, request_word, request_count,
                      block_vertex, block_word, block_next, free_stack, free_top, bin_meta,
                      inverse_delta, fusion_edges, round_edges, max_degree, first_leaf,
@@ -236,21 +270,24 @@ def _bucket(word, inverse_delta):
 # ---------------------------------------------------------------- segments and bins
 
 @numba.njit(inline="always", cache=True)
-def _append(ws, role, task, vertex, word, edges):
+def _append(ws, role, task, vertex, word, row_start, edges):
     i = ws.segment_count[role, task]
     ws.segment_vertex[role, task, i] = vertex
     ws.segment_word[role, task, i] = word
+    ws.segment_row[role, task, i] = row_start
     ws.segment_prefix[role, task, i + 1] = ws.segment_prefix[role, task, i] + edges
     ws.segment_count[role, task] = i + 1
 
 
 @numba.njit(inline="always", cache=True)
 def _settle(ws, task, vertex, word):
-    """A vertex of the current bucket: into the target frontier (its light edges) and the settled list (its
-    row)."""
+    """A vertex of the current bucket: into the target frontier if it has light edges, and into the settled
+    list (its row)."""
     bounds = ws.row_bounds
-    _append(ws, ws.target_role, task, vertex, word, bounds[vertex + 1, 1] - bounds[vertex, 1])
-    _append(ws, _SETTLED, task, vertex, word, bounds[vertex + 1, 0] - bounds[vertex, 0])
+    light_edges = bounds[vertex + 1, 1] - bounds[vertex, 1]
+    if light_edges:
+        _append(ws, ws.target_role, task, vertex, word, bounds[vertex, 1], light_edges)
+    _append(ws, _SETTLED, task, vertex, word, bounds[vertex, 0], bounds[vertex + 1, 0] - bounds[vertex, 0])
 
 
 @numba.njit(inline="always", cache=True)
@@ -274,6 +311,13 @@ def _bin_append(ws, task, slot, vertex, word):
     ws.block_word[task, last * BLOCK + fill] = word
     meta[task, slot, _FILL] = fill + 1
     meta[task, slot, _SIZE] += 1
+
+
+@numba.njit(inline="always", cache=True)
+def _bin_has_room(ws, task, slot):
+    """Whether bin ``slot`` of the task can take an entry without a block, or the task has a free block."""
+    return ws.free_top[task] > 0 or (ws.bin_meta[task, slot, _LAST] != _NO_ENTRY
+                                     and ws.bin_meta[task, slot, _FILL] < BLOCK)
 
 
 @numba.njit(inline="always", cache=True)
@@ -304,14 +348,17 @@ def _relax_share(ws, task):
     """Relax the light edges (or whole rows) of the source entries ``cuts[task]:cuts[task + 1]``; returns
     the edges examined. Light edges are relaxed from the entry's word; rows only from an entry whose word is
     still the vertex's state."""
-    row_bounds, state = ws.row_bounds, ws.state
+    state = ws.state
     heavy = ws.heavy
     neighbors = ws.neighbors if heavy else ws.light_neighbors
     weights = ws.weights if heavy else ws.light_weights
-    bound = 0 if heavy else 1
     source_vertex = ws.segment_vertex[ws.source_role]
     source_word = ws.segment_word[ws.source_role]
+    source_row = ws.segment_row[ws.source_role]
+    source_prefix = ws.segment_prefix[ws.source_role]
+    first_leaf, inverse_delta, bucket, ring = ws.first_leaf, ws.inverse_delta, ws.bucket, ws.bin_meta.shape[1]
     count_before = ws.count_before
+    last_edge = neighbors.shape[0] - 1
     request_vertex, request_word = ws.request_vertex[task], ws.request_word[task]
     made = 0
     examined = 0
@@ -319,24 +366,35 @@ def _relax_share(ws, task):
     for entry in range(ws.cuts[task], ws.cuts[task + 1]):
         while entry >= count_before[s + 1]:
             s += 1
-        u = source_vertex[s, entry - count_before[s]]
-        word = source_word[s, entry - count_before[s]]
+        i = entry - count_before[s]
+        u = source_vertex[s, i]
+        word = source_word[s, i]
         if entry + PREFETCH_AHEAD < count_before[s + 1]:  # a later entry of the same segment: its row
-            ahead = source_vertex[s, entry - count_before[s] + PREFETCH_AHEAD]
-            _prefetch(neighbors, row_bounds[ahead, bound])
-            _prefetch(weights, row_bounds[ahead, bound])
+            ahead_row = source_row[s, i + PREFETCH_AHEAD]
+            ahead_edges = source_prefix[s, i + PREFETCH_AHEAD + 1] - source_prefix[s, i + PREFETCH_AHEAD]
+            for offset in range(0, max(1, min(ahead_edges, PREFETCH_EDGES)), LINE_EDGES):
+                _prefetch(neighbors, ahead_row + offset)
+                _prefetch(weights, ahead_row + offset)
             if heavy:
-                _prefetch(state, ahead)
+                _prefetch(state, source_vertex[s, i + PREFETCH_AHEAD])
         if heavy and state[u] != word:
             continue
-        begin, end = row_bounds[u, bound], row_bounds[u + 1, bound]
+        begin = source_row[s, i]
+        end = begin + source_prefix[s, i + 1] - source_prefix[s, i]
         distance = _distance(word)
         examined += end - begin
         for k in range(begin, end):
+            _prefetch(state, neighbors[min(k + NEIGHBOR_AHEAD, last_edge)])  # maybe a later row's: harmless
             v = neighbors[k]
             candidate = _pack(np.float32(distance + weights[k]), u)
             if (candidate >> _SHIFT) < (state[v] >> _SHIFT):
                 state[v] = candidate
+                if heavy and v < first_leaf:  # straight to its bin if that is a later bucket's
+                    target = _bucket(candidate, inverse_delta)
+                    slot = target % ring
+                    if target != bucket and _bin_has_room(ws, task, slot):
+                        _bin_append(ws, task, slot, v, candidate)
+                        continue
                 request_vertex[made] = v
                 request_word[made] = candidate
                 made += 1
@@ -367,9 +425,13 @@ def _classify(ws, task):
 
 @numba.njit(cache=True)
 def _extract_bin(ws, task):
-    """Move the task's live entries of bin ``slot`` to the target frontier and free the bin's blocks."""
+    """Settle the vertices of the task's entries of bin ``slot`` that are their state, and free the bin's
+    blocks. The lost ones (below the state: the heavy step stored them straight into the bin, and a larger
+    word overwrote them) go to the task's request buffer, as `_classify` leaves them; returns how many (also
+    those the buffer had no room for)."""
     meta, slot, state = ws.bin_meta, ws.slot, ws.state
-    moved = 0
+    request_vertex, request_word = ws.request_vertex[task], ws.request_word[task]
+    lost = 0
     block = meta[task, slot, _FIRST]
     while block != _NO_ENTRY:
         end = block * BLOCK + (meta[task, slot, _FILL] if block == meta[task, slot, _LAST] else BLOCK)
@@ -380,14 +442,20 @@ def _extract_bin(ws, task):
                 _prefetch(ws.row_bounds, ahead)
             v = ws.block_vertex[task, entry]
             word = ws.block_word[task, entry]
-            if state[v] == word:
+            current = state[v]
+            if word == current:
                 _settle(ws, task, v, word)
-                moved += 1
+            elif (word >> _SHIFT) < (current >> _SHIFT):
+                if lost < request_vertex.shape[0]:
+                    request_vertex[lost] = v
+                    request_word[lost] = word
+                lost += 1
         ws.free_stack[task, ws.free_top[task]] = block
         ws.free_top[task] += 1
         block = ws.block_next[task, block]
     _empty_bin(meta, task, slot)
-    return moved
+    ws.request_count[task] = lost
+    return lost
 
 
 @numba.njit(cache=True)
@@ -478,6 +546,20 @@ def _classify_round(ws, parallel):
 
 
 @numba.njit(cache=True)
+def _extract(ws, frontier):
+    """Settle the current bucket's bin entries into ``frontier`` and the settled list, then restore the lost
+    ones on this thread. False, unfinished, when the request buffers could not hold them."""
+    ws.slot = ws.bucket % ws.bin_meta.shape[1]
+    ws.target_role = frontier
+    waiting = ws.bin_meta[:, ws.slot, _SIZE].sum()
+    if _run_tasks(ws, waiting * EXTRACT_ENTRY_EDGES >= ws.fusion_edges, np.int64(_EXTRACT)):
+        if ws.request_count.max() > ws.request_vertex.shape[1]:
+            return False
+        _restore_lost(ws)
+    return True
+
+
+@numba.njit(cache=True)
 def _cut_points(ws, source_count, count_before, edges_before, window_start, window_end):
     """Each task's first entry: equal shares of the window's edges, at entry granularity."""
     tasks = source_count.shape[0]
@@ -529,12 +611,14 @@ def _relax_source(ws, counters):
 def _drop_front(ws, dropped):
     """Remove the first ``dropped[task]`` entries of each task's settled segment."""
     vertex, word, prefix = ws.segment_vertex[_SETTLED], ws.segment_word[_SETTLED], ws.segment_prefix[_SETTLED]
+    row = ws.segment_row[_SETTLED]
     for task in range(dropped.shape[0]):
         first = dropped[task]
         base = prefix[task, first]
         for i in range(ws.segment_count[_SETTLED, task] - first):
             vertex[task, i] = vertex[task, first + i]
             word[task, i] = word[task, first + i]
+            row[task, i] = row[task, first + i]
             prefix[task, i + 1] = prefix[task, first + i + 1] - base
         ws.segment_count[_SETTLED, task] -= first
 
@@ -585,14 +669,11 @@ def delta_stepping(ws, root, parents, distances):
     trace = []
     while ws.bucket >= 0:
         start = _clock()
-        if ws.bucket > 0:
-            ws.slot = ws.bucket % ws.bin_meta.shape[1]
-            ws.target_role = frontier
-            waiting = ws.bin_meta[:, ws.slot, _SIZE].sum()
-            _run_tasks(ws, waiting * EXTRACT_ENTRY_EDGES >= ws.fusion_edges, np.int64(_EXTRACT))
+        if ws.bucket > 0 and not _extract(ws, frontier):
+            return trace, False
         counters = np.zeros(3, dtype=np.int64)
         settled = 0
-        while ws.segment_count[frontier].sum():
+        while ws.segment_count[frontier].sum() or ws.segment_count[_SETTLED].sum():
             while ws.segment_count[frontier].sum():  # light phases: frontier -> the other frontier
                 ws.source_role, ws.target_role, ws.heavy = frontier, 1 - frontier, False
                 if not _relax_source(ws, counters):
@@ -669,11 +750,12 @@ class DeltaSteppingSSSP:
         if (tasks, self.room) != self.workspace_shape:
             capacity = max(2, int(self.room * (self.rows.num_vertices // tasks + 1)))
             blocks = capacity // BLOCK + self.ring + 1
-            requests = self.round_edges + self.max_degree
+            requests = int(max(1, self.room) * (self.round_edges + self.max_degree))
             dtype = self.rows.neighbors.dtype
             self.buffers = {  # the per-thread arrays of the workspace (the jitted code and this share them)
                 "segment_vertex": np.empty((3, tasks, capacity), dtype=dtype),
                 "segment_word": np.empty((3, tasks, capacity), dtype=np.uint64),
+                "segment_row": np.empty((3, tasks, capacity), dtype=np.int64),
                 "segment_prefix": np.zeros((3, tasks, capacity + 1), dtype=np.int64),
                 "segment_count": np.zeros((3, tasks), dtype=np.int64),
                 "request_vertex": np.empty((tasks, requests), dtype=dtype),
