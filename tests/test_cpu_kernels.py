@@ -19,6 +19,7 @@ from graph500.generators.rmat import generate_rmat
 from graph500.kernels.cpu import bfs_numa_bottom_up, sssp_delta_stepping
 from graph500.kernels.cpu.backend import Backend
 from graph500.kernels.cpu.build import build_csr
+from graph500.kernels.graph import neighbor_dtype
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "reference-v3")
@@ -134,7 +135,9 @@ def test_bfs_kernel_trees_are_valid(cases, kernel_case, threads, built_by):
             kernel = kernels.get("bfs", "cpu", name)(case.graphs[built_by], **tunables)
             for root in case.roots:
                 parents = kernel.search(root)
-                assert parents.dtype == np.int64 and parents.shape == (case.num_vertices,)
+                # the labels' dtype (int32 here): half the bytes to map back to the original labels
+                assert parents.dtype == neighbor_dtype(case.num_vertices) == np.int32
+                assert parents.shape == (case.num_vertices,)
                 validate_bfs(case.validation, root, parents)
                 assert sum(level["frontier"] for level in kernel.trace) == np.count_nonzero(parents >= 0)
 

@@ -223,7 +223,7 @@ class BottomUpBFS:
     def __init__(self, graph, reorder=True):
         self.graph = relabel(graph, reorder)
         self.layout = BottomUpLayout(self.graph, scan_edges=FULL_SCAN)
-        self.parents = Parents(self.graph.num_vertices)
+        self.parents = Parents(self.graph)
         self.trace = []
 
     def search(self, root):
@@ -238,4 +238,4 @@ class BottomUpBFS:
         self.trace = []
         bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, 1, visited, parent, self.trace,
                          stop_at=0)
-        return self.parents.finish(graph)
+        return self.parents.finish()

@@ -79,7 +79,7 @@ class DirectionOptimizingBFS:
         self.parallel_edges = parallel_edges
         self.layout = BottomUpLayout(graph, copies=numa_domains)
         self.buffers = TopDownBuffers(graph.num_vertices, graph.neighbors.dtype)
-        self.parents = Parents(graph.num_vertices)
+        self.parents = Parents(graph)
         if policy == "hubs":
             degrees = np.diff(graph.offsets)
             if hub_degree is None:
@@ -123,5 +123,5 @@ class DirectionOptimizingBFS:
                                                    found_vertex, found_claimer, num_tasks, self.parallel_edges)
             self.trace.append(trace_entry("top-down", queue.shape[0], queue_edges, time.perf_counter() - start))
             queue, queue_edges = next_queue, next_edges
-        return self.parents.finish(graph)
+        return self.parents.finish()
 

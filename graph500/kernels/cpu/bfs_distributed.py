@@ -156,9 +156,9 @@ from graph500.kernels.cpu.bfs_direction_optimizing import BETA
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
 from graph500.kernels.cpu.frontier import (
     WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_words, equal_share, first_at_least, has_bit,
-    queue_edges_of, set_bits, trace_entry,
+    map_parents, queue_edges_of, set_bits, trace_entry,
 )
-from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, map_parents, relabel
+from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, relabel
 from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
 
 ALPHA = 40  # see the module's notes: top-down costs more per edge here than in one process

@@ -193,7 +193,7 @@ class TopDownBFS:
         self.graph = relabel(graph, reorder=False)
         self.parallel_edges = parallel_edges
         self.buffers = TopDownBuffers(graph.num_vertices, graph.neighbors.dtype)
-        self.parents = Parents(graph.num_vertices)
+        self.parents = Parents(self.graph)
         self.trace = []
 
     def search(self, root):
@@ -213,4 +213,4 @@ class TopDownBFS:
                                                       self.parallel_edges)
             self.trace.append(trace_entry("top-down", frontier.shape[0], frontier_edges, time.perf_counter() - start))
             frontier, frontier_edges = next_frontier, next_edges
-        return self.parents.finish(graph)
+        return self.parents.finish()

@@ -129,19 +129,26 @@ def queue_to_bitmap(queue, copies):
 
 
 class Parents:
-    """A BFS kernel's parent array under the graph's labels (int64, -1 unvisited), kept from search to search.
+    """A BFS kernel's parent array under the graph's labels (-1 unvisited), kept from search to search.
+
+    Its dtype is the labels' (``graph.neighbors.dtype``: int32 below 2^31
+    vertices), as is the search's output. Mapping the parents back to the
+    original labels (`map_parents`) writes every vertex's entry at a
+    random place: at SCALE 22 on 2 threads it took 16.5 ms with int64 arrays
+    and 10 ms with int32 ones, against 22 ms for the levels of a search.
 
     A new array a search would cost a fill of N words on one thread (and a
     page fault per page of a fresh allocation): about 5 ms at SCALE 22, a
     tenth of a 2-thread search and more of a 16-thread one. Instead `finish`
-    maps the parents back to the original labels (`Relabeled.parents_to_original`,
-    parallel) and, in the same pass, returns every entry it reads to -1, so
-    the array is ready for the next search; one a search left behind (an
-    exception before `finish`) is filled again.
+    maps the parents back to the original labels (parallel) and, in the same
+    pass, returns every entry it reads to -1, so the array is ready for the
+    next search; one a search left behind (an exception before `finish`) is
+    filled again.
     """
 
-    def __init__(self, num_vertices):
-        self.array = np.full(num_vertices, -1, dtype=np.int64)
+    def __init__(self, graph):
+        self.array = np.full(graph.num_vertices, -1, dtype=graph.neighbors.dtype)
+        self._order = graph.order.astype(self.array.dtype)  # new label -> original, in the labels' dtype
         self._clean = True
 
     def start(self, root):
@@ -152,11 +159,33 @@ class Parents:
         self.array[root] = root
         return self.array
 
-    def finish(self, graph):
-        """The search's parents under the original labels of ``graph`` (a `Relabeled`), a new array."""
-        original = graph.parents_to_original(self.array, reset=True)
+    def finish(self):
+        """The search's parents under the original labels, a new array."""
+        original = map_parents(self._order, self._order, self.array, reset=True)
         self._clean = True
         return original
+
+
+def map_parents(vertex_order, parent_order, parent, reset=False):
+    """``original[vertex_order[v]] = parent_order[parent[v]]`` (``parent``'s dtype, -1 kept): parents under the
+    original labels, the vertices' order and the parents' (the same table in one process; a rank's block and
+    the whole graph in a distributed search) mapping new labels to original ones. ``reset``: ``parent`` is all
+    -1 after (`Parents`)."""
+    original = np.empty(parent.shape[0], dtype=parent.dtype)
+    _map_parents(vertex_order, parent_order, parent, original, reset)
+    return original
+
+
+@numba.njit(parallel=True, cache=True)
+def _map_parents(vertex_order, parent_order, parent, original, reset):
+    for v in numba.prange(parent.shape[0]):
+        p = parent[v]
+        if p >= 0:
+            original[vertex_order[v]] = parent_order[p]
+            if reset:
+                parent[v] = -1
+        else:
+            original[vertex_order[v]] = -1
 
 
 def trace_entry(direction, frontier_size, edges_examined, seconds):

@@ -46,7 +46,7 @@ import numba
 import numpy as np
 
 from graph500.kernels.cpu.build import build_csr
-from graph500.kernels.cpu.frontier import balanced_bounds
+from graph500.kernels.cpu.frontier import balanced_bounds, map_parents
 
 
 def degree_ordered_graph(src, dst, num_vertices, weights=None):
@@ -119,8 +119,8 @@ class Relabeled:
         return original
 
     def parents_to_original(self, parent, reset=False):
-        """Parents in original labels (int64, -1 unreached) from ``parent`` in new labels; with ``reset``, a new
-        array even without renumbering, and every entry of ``parent`` is -1 afterwards."""
+        """Parents in original labels (``parent``'s dtype, -1 unreached) from ``parent`` in new labels; with
+        ``reset``, a new array even without renumbering, and every entry of ``parent`` is -1 afterwards."""
         if not self.renumbered and not reset:
             return parent
         return map_parents(self.order, self.order, parent, reset)
@@ -225,25 +225,3 @@ def _copy_light(offsets, neighbors, weights, split_below, task_bounds, light_off
                     light_neighbors[slot] = neighbors[k]
                     light_weights[slot] = weights[k]
                     slot += 1
-
-
-def map_parents(vertex_order, parent_order, parent, reset=False):
-    """``original[vertex_order[v]] = parent_order[parent[v]]`` (int64, -1 kept): parents under the original
-    labels, the vertices' order and the parents' (the same table in one process; a rank's block and the whole
-    graph in a distributed search) mapping new labels to original ones. ``reset``: ``parent`` is all -1 after
-    (`frontier.Parents`)."""
-    original = np.empty(parent.shape[0], dtype=np.int64)
-    _map_parents(vertex_order, parent_order, parent, original, reset)
-    return original
-
-
-@numba.njit(parallel=True, cache=True)
-def _map_parents(vertex_order, parent_order, parent, original, reset):
-    for v in numba.prange(parent.shape[0]):
-        p = parent[v]
-        if p >= 0:
-            original[vertex_order[v]] = parent_order[p]
-            if reset:
-                parent[v] = -1
-        else:
-            original[vertex_order[v]] = -1
