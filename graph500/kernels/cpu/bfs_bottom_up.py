@@ -16,8 +16,8 @@ direction-optimizing kernel uses for the large middle levels.
 
 Data structures: CSR, relabelled by decreasing degree (`reorder`: hubs
 first in every row, so the first neighbour checked is the likeliest parent);
-``parent`` (int64, -1 unvisited), mapped back to the original labels at the
-end; bitmaps (uint64 words) of the frontier, the next frontier and the
+``parent`` (`frontier.Parents`: indexed by the graph's labels, each parent
+written under the original labels, -1 unvisited); bitmaps (uint64 words) of the frontier, the next frontier and the
 visited vertices. Built once per graph (kernel 1): the relabelled graph, the
 visited bitmap's starting value, with the vertices that have no edge already
 set (they are never scanned), and the expected work before each word, which
@@ -46,7 +46,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
     ONE, WORD_SHIFT, ZERO, Parents, balanced_bounds, bit_of, bitmap_words, count_bits, first_at_least, has_bit,
-    trace_entry,
+    label_of, trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -149,10 +149,12 @@ def _find_parent(offsets, neighbors, frontier_bitmap, v):
 
 
 @numba.njit(inline="always", cache=True)
-def _scan_words(offsets, neighbors, first_word, end_word, frontier_bitmap, next_copies, visited_bitmap, parent):
+def _scan_words(offsets, neighbors, first_word, end_word, frontier_bitmap, next_copies, visited_bitmap, parent,
+                parent_labels):
     """Bottom-up over the unvisited vertices of words ``first_word:end_word``: ``(found, edges examined)``.
 
-    The next frontier's words go to every copy in ``next_copies``.
+    The next frontier's words go to every copy in ``next_copies``; a parent ``u`` is written as
+    ``label_of(parent_labels, u)``.
     """
     awake = 0
     examined = 0
@@ -165,7 +167,7 @@ def _scan_words(offsets, neighbors, first_word, end_word, frontier_bitmap, next_
             u, scanned = _find_parent(offsets, neighbors, frontier_bitmap, v)
             examined += scanned
             if u >= 0:
-                parent[v] = u
+                parent[v] = label_of(parent_labels, u)
                 found |= ONE << bit
             todo &= todo - ONE
         for copy in range(next_copies.shape[0]):
@@ -176,11 +178,13 @@ def _scan_words(offsets, neighbors, first_word, end_word, frontier_bitmap, next_
 
 
 @numba.njit(parallel=True, cache=True)
-def bottom_up_step(offsets, neighbors, word_bounds, task_copy, frontier_copies, next_copies, visited_bitmap, parent):
+def bottom_up_step(offsets, neighbors, word_bounds, task_copy, frontier_copies, next_copies, visited_bitmap, parent,
+                   parent_labels=None):
     """One bottom-up level; each task owns words ``word_bounds[t]:word_bounds[t + 1]``.
 
     The frontier and next-frontier bitmaps have one copy (row) per NUMA domain:
     task t reads copy ``task_copy[t]`` and writes its words to every copy.
+    ``parent_labels``: what a parent is written as (`frontier.label_of`).
     Returns ``(vertices found, edges examined)``.
     """
     awake = 0
@@ -188,23 +192,24 @@ def bottom_up_step(offsets, neighbors, word_bounds, task_copy, frontier_copies, 
     for task in numba.prange(word_bounds.shape[0] - 1):
         task_awake, task_examined = _scan_words(offsets, neighbors, word_bounds[task], word_bounds[task + 1],
                                                 frontier_copies[task_copy[task]], next_copies, visited_bitmap,
-                                                parent)
+                                                parent, parent_labels)
         awake += task_awake
         examined += task_examined
     return awake, examined
 
 
-def bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, awake, visited, parent, trace,
+def bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, awake, visited, parents, trace,
                      stop_at):
-    """Bottom-up levels from the bitmap ``frontier`` (``awake`` vertices, all copies filled) until the frontier
-    is empty, or shrinks to at most ``stop_at`` vertices; each level appended to ``trace``.
+    """Bottom-up levels from the bitmap ``frontier`` (``awake`` vertices, all copies filled) into ``parents``
+    (a started `Parents`) until the frontier is empty, or shrinks to at most ``stop_at`` vertices; each level
+    appended to ``trace``.
 
     Returns the last frontier (bitmap copies).
     """
     while True:
         start = time.perf_counter()
         found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy, frontier,
-                                         next_frontier, visited, parent)
+                                         next_frontier, visited, parents.array, parents.labels)
         trace.append(trace_entry("bottom-up", awake, examined, time.perf_counter() - start))
         frontier, next_frontier = next_frontier, frontier
         if found == 0 or (found < awake and found <= stop_at):
@@ -229,13 +234,13 @@ class BottomUpBFS:
     def search(self, root):
         graph = self.graph
         root = int(graph.new_label[root])
-        parent = self.parents.start(root)
+        self.parents.start(root)
         word_bounds, task_copy = self.layout.tasks()
         visited = self.layout.visited_bitmap(root)
         frontier, next_frontier = self.layout.frontier_bitmaps(task_copy)
         frontier[:, :] = 0
         frontier[:, root >> WORD_SHIFT] = bit_of(root)
         self.trace = []
-        bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, 1, visited, parent, self.trace,
-                         stop_at=0)
+        bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, 1, visited, self.parents,
+                         self.trace, stop_at=0)
         return self.parents.finish()

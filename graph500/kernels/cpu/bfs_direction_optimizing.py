@@ -18,7 +18,8 @@ parent among their first few neighbours. Two switching policies:
 Data structures: those of the two steps (frontier queue <-> bitmaps, converted
 at each switch); the visited bitmap is kept up to date in top-down levels too.
 Built once per graph (kernel 1): the graph relabelled by decreasing degree
-(`reorder`; parents are mapped back at the end), the bottom-up layout and,
+(`reorder`; parents are written under the original labels, `frontier.Parents`),
+the bottom-up layout and,
 for ``hubs``, a hub flag per vertex.
 
 Tunables: ``alpha`` (default 15), ``beta`` (default 18), ``policy``
@@ -97,6 +98,7 @@ class DirectionOptimizingBFS:
         graph = self.graph
         root = int(graph.new_label[root])
         parent = self.parents.start(root)
+        parent_labels = self.parents.labels
         found_vertex, found_claimer, num_tasks = self.buffers.get()
         word_bounds, task_copy = self.layout.tasks()
         visited = self.layout.visited_bitmap(root)
@@ -110,7 +112,7 @@ class DirectionOptimizingBFS:
             if not left_bottom_up and self._go_bottom_up(queue, queue_edges, unexplored_edges):
                 queue_to_bitmap(queue, frontier_bitmap)
                 last_frontier = bottom_up_levels(graph, word_bounds, task_copy, frontier_bitmap, next_bitmap,
-                                                 queue.shape[0], visited, parent, self.trace,
+                                                 queue.shape[0], visited, self.parents, self.trace,
                                                  graph.num_vertices / self.beta)
                 queue = bitmap_to_queue(last_frontier[0])
                 queue_edges = queue_edges_of(graph.offsets, queue)
@@ -120,7 +122,8 @@ class DirectionOptimizingBFS:
             start = time.perf_counter()
             unexplored_edges -= queue_edges
             next_queue, next_edges = top_down_step(graph.offsets, graph.neighbors, queue, queue_edges, visited, parent,
-                                                   found_vertex, found_claimer, num_tasks, self.parallel_edges)
+                                                   parent_labels, found_vertex, found_claimer, num_tasks,
+                                                   self.parallel_edges)
             self.trace.append(trace_entry("top-down", queue.shape[0], queue_edges, time.perf_counter() - start))
             queue, queue_edges = next_queue, next_edges
         return self.parents.finish()

@@ -13,8 +13,9 @@ lands. A dedupe-by-owner pass then keeps ``(v, u)`` only where
 exactly once), and the kept vertices of all buffers, concatenated, are the
 next frontier.
 
-Data structures: CSR (under kernel 1's labels, degree-ordered in a run:
-parents are mapped back); ``parent`` (int64, -1 unvisited); a visited bitmap,
+Data structures: CSR (under kernel 1's labels, degree-ordered in a run);
+``parent`` (`frontier.Parents`: indexed by the graph's labels, each
+parent written under the original labels, -1 unvisited); a visited bitmap,
 updated after each level and read before ``parent`` (it fits in cache, the
 parent array does not); the frontier queue (int64); the per-thread buffers:
 one pair of scratch arrays (vertex, claimer), thread t's range starting at
@@ -34,7 +35,8 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    WORD_SHIFT, Parents, bit_of, bitmap_words, equal_share, first_at_least, has_bit, set_bits, trace_entry,
+    WORD_SHIFT, Parents, bit_of, bitmap_words, equal_share, first_at_least, has_bit, label_of, set_bits,
+    trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -42,22 +44,24 @@ PARALLEL_EDGES = 1 << 15
 
 
 @numba.njit(inline="always", cache=True)
-def _claim_edges(offsets, neighbors, frontier, edge_prefix, begin, end, visited, parent, found_vertex, found_claimer,
-                 slot):
+def _claim_edges(offsets, neighbors, frontier, edge_prefix, begin, end, visited, parent, parent_labels, found_vertex,
+                 found_claimer, slot):
     """Claim the unvisited neighbours over the frontier's edges ``begin:end`` (in the order of ``frontier``,
-    ``edge_prefix`` their prefix sum), appending (v, u) from ``slot``; returns the end slot."""
+    ``edge_prefix`` their prefix sum), appending (v, u) from ``slot``, ``u`` as ``label_of(parent_labels, u)``;
+    returns the end slot."""
     i = first_at_least(edge_prefix, begin + 1) - 1  # the frontier vertex whose list holds edge ``begin``
     edge = begin
     while edge < end:
         u = frontier[i]
+        claimer = label_of(parent_labels, u)
         stop = min(end, edge_prefix[i + 1])
         row_start = offsets[u] - edge_prefix[i]
         for k in range(row_start + edge, row_start + stop):
             v = neighbors[k]
             if not has_bit(visited, v) and parent[v] == -1:
-                parent[v] = u
+                parent[v] = claimer
                 found_vertex[slot] = v
-                found_claimer[slot] = u
+                found_claimer[slot] = claimer
                 slot += 1
         edge = stop
         i += 1
@@ -90,8 +94,8 @@ def _keep_owned(offsets, parent, start, found_vertex, found_claimer, found_count
 
 
 @numba.njit(parallel=True, cache=True)
-def _claim_or_keep(keep, offsets, neighbors, frontier, edge_prefix, visited, parent, found_vertex, found_claimer,
-                   found_counts, kept_edges):
+def _claim_or_keep(keep, offsets, neighbors, frontier, edge_prefix, visited, parent, parent_labels, found_vertex,
+                   found_claimer, found_counts, kept_edges):
     """Task t's buffer is ``found_*[t * N:]``. Claim: each task claims over its equal share of the frontier's
     edges (a hub's list may be shared by several tasks); keep: each task keeps its buffer's pairs whose claim
     landed."""
@@ -106,15 +110,15 @@ def _claim_or_keep(keep, offsets, neighbors, frontier, edge_prefix, visited, par
         else:
             begin, end = equal_share(task, num_tasks, total_edges)
             found_counts[task] = _claim_edges(offsets, neighbors, frontier, edge_prefix, begin, end, visited, parent,
-                                              found_vertex, found_claimer, start) - start
+                                              parent_labels, found_vertex, found_claimer, start) - start
 
 
 @numba.njit(cache=True)
-def _serial_step(offsets, neighbors, frontier, visited, parent, found_vertex, found_claimer):
+def _serial_step(offsets, neighbors, frontier, visited, parent, parent_labels, found_vertex, found_claimer):
     """One thread, no race: every claim lands, the buffer is the next frontier."""
     edge_prefix = frontier_edge_prefix(offsets, frontier)
     count = _claim_edges(offsets, neighbors, frontier, edge_prefix, 0, edge_prefix[frontier.shape[0]], visited,
-                         parent, found_vertex, found_claimer, 0)
+                         parent, parent_labels, found_vertex, found_claimer, 0)
     next_frontier = np.empty(count, dtype=np.int64)
     next_edges = 0
     for j in range(count):
@@ -125,13 +129,14 @@ def _serial_step(offsets, neighbors, frontier, visited, parent, found_vertex, fo
 
 
 @numba.njit(cache=True)
-def _parallel_step(offsets, neighbors, frontier, visited, parent, found_vertex, found_claimer, num_tasks):
+def _parallel_step(offsets, neighbors, frontier, visited, parent, parent_labels, found_vertex, found_claimer,
+                   num_tasks):
     edge_prefix = frontier_edge_prefix(offsets, frontier)
     found_counts = np.zeros(num_tasks, dtype=np.int64)
     kept_edges = np.zeros(num_tasks, dtype=np.int64)
     for keep in (False, True):
-        _claim_or_keep(keep, offsets, neighbors, frontier, edge_prefix, visited, parent, found_vertex, found_claimer,
-                       found_counts, kept_edges)
+        _claim_or_keep(keep, offsets, neighbors, frontier, edge_prefix, visited, parent, parent_labels, found_vertex,
+                       found_claimer, found_counts, kept_edges)
     next_frontier = np.empty(found_counts.sum(), dtype=np.int64)
     slot = 0
     for task in range(num_tasks):
@@ -143,21 +148,22 @@ def _parallel_step(offsets, neighbors, frontier, visited, parent, found_vertex, 
 
 
 @numba.njit(cache=True)
-def top_down_step(offsets, neighbors, frontier, frontier_edges, visited, parent, found_vertex, found_claimer,
-                  num_tasks, parallel_edges):
+def top_down_step(offsets, neighbors, frontier, frontier_edges, visited, parent, parent_labels, found_vertex,
+                  found_claimer, num_tasks, parallel_edges):
     """Expand ``frontier`` (with ``frontier_edges`` edges) one level top-down; returns
     ``(next_frontier, next_frontier_edges)`` and marks the next frontier in ``visited``.
 
     ``visited`` is a bitmap of vertices known visited (a filter read before
-    ``parent``). Runs on one thread below ``parallel_edges``. The scratch arrays
+    ``parent``); a parent ``u`` is written as ``label_of(parent_labels, u)``.
+    Runs on one thread below ``parallel_edges``. The scratch arrays
     ``found_*`` must hold ``num_tasks * N`` entries.
     """
     if num_tasks == 1 or frontier_edges < parallel_edges:
-        next_frontier, next_edges = _serial_step(offsets, neighbors, frontier, visited, parent, found_vertex,
-                                                 found_claimer)
+        next_frontier, next_edges = _serial_step(offsets, neighbors, frontier, visited, parent, parent_labels,
+                                                 found_vertex, found_claimer)
     else:
-        next_frontier, next_edges = _parallel_step(offsets, neighbors, frontier, visited, parent, found_vertex,
-                                                   found_claimer, num_tasks)
+        next_frontier, next_edges = _parallel_step(offsets, neighbors, frontier, visited, parent, parent_labels,
+                                                   found_vertex, found_claimer, num_tasks)
     set_bits(visited, next_frontier)
     return next_frontier, next_edges
 
@@ -209,8 +215,8 @@ class TopDownBFS:
         while frontier.shape[0]:
             start = time.perf_counter()
             next_frontier, next_edges = top_down_step(graph.offsets, graph.neighbors, frontier, frontier_edges, visited,
-                                                      parent, found_vertex, found_claimer, num_tasks,
-                                                      self.parallel_edges)
+                                                      parent, self.parents.labels, found_vertex, found_claimer,
+                                                      num_tasks, self.parallel_edges)
             self.trace.append(trace_entry("top-down", frontier.shape[0], frontier_edges, time.perf_counter() - start))
             frontier, frontier_edges = next_frontier, next_edges
         return self.parents.finish()

@@ -129,63 +129,106 @@ def queue_to_bitmap(queue, copies):
 
 
 class Parents:
-    """A BFS kernel's parent array under the graph's labels (-1 unvisited), kept from search to search.
+    """A BFS kernel's parent array, kept from search to search: indexed by the graph's labels, it holds each
+    reached vertex's parent under the *original* labels (-1 unvisited).
 
-    Its dtype is the labels' (``graph.neighbors.dtype``: int32 below 2^31
-    vertices), as is the search's output. Mapping the parents back to the
-    original labels (`map_parents`) writes every vertex's entry at a
-    random place: at SCALE 22 on 2 threads it took 16.5 ms with int64 arrays
-    and 10 ms with int32 ones, against 22 ms for the levels of a search.
+    A search writes ``labels[u]`` (``labels``: the graph's label -> original,
+    in the labels' dtype: int32 below 2^31 vertices) where it finds ``u`` as a
+    parent (`label_of`): the table is read once per frontier vertex top-down
+    and mostly at hubs bottom-up, whose entries stay in cache. `finish` then
+    gathers the output in original order, ``original[w] =
+    array[new_label[w]]``: one random read per vertex with edges and
+    sequential writes, the vertices without edges (labels from ``filled`` on,
+    last in degree order) -1 without a read. Mapping afterwards instead,
+    ``original[order[v]] = order[array[v]]``, made two random accesses per
+    vertex, one of them a write: at SCALE 22 on 2 threads the map took
+    5.8 ms, the gather and the reset 1.4 ms, of a 30 ms search (the same
+    parent arrays, in one process); on the 16-core host's 16 threads the
+    work between a search's levels, mostly that map, was half of a 17 ms
+    search (`benchmarks/cpu_levels.py`).
 
     A new array a search would cost a fill of N words on one thread (and a
-    page fault per page of a fresh allocation): about 5 ms at SCALE 22, a
-    tenth of a 2-thread search and more of a 16-thread one. Instead `finish`
-    maps the parents back to the original labels (parallel) and, in the same
-    pass, returns every entry it reads to -1, so the array is ready for the
-    next search; one a search left behind (an exception before `finish`) is
-    filled again.
+    page fault per page of a fresh allocation). Instead `finish` returns the
+    entries of ``[0, filled)`` to -1 in a parallel sequential pass, so the
+    array is ready for the next search; one a search left behind (an
+    exception before `finish`) is filled again.
     """
 
     def __init__(self, graph):
-        self.array = np.full(graph.num_vertices, -1, dtype=graph.neighbors.dtype)
-        self._order = graph.order.astype(self.array.dtype)  # new label -> original, in the labels' dtype
-        self._clean = True
+        dtype = graph.neighbors.dtype
+        self.array = np.full(graph.num_vertices, -1, dtype=dtype)
+        self.labels = graph.order.astype(dtype)  # the graph's label -> original
+        self._new_label = graph.new_label.astype(dtype)
+        self._filled = _end_of_edges(graph.offsets)  # the labels past the last vertex with edges have none
+        self._root = None
 
     def start(self, root):
-        """The array, all -1 but ``root``, its own parent."""
-        if not self._clean:
+        """The array, all -1 but ``root`` (a label of the graph), its own parent."""
+        if self._root is not None:
             self.array.fill(-1)
-        self._clean = False
-        self.array[root] = root
+        self._root = root
+        self.array[root] = self.labels[root]
         return self.array
 
     def finish(self):
         """The search's parents under the original labels, a new array."""
-        original = map_parents(self._order, self._order, self.array, reset=True)
-        self._clean = True
+        original = np.empty(self.array.shape[0], dtype=self.array.dtype)
+        _gather_parents(self._new_label, self._filled, self.array, original)
+        root = self._root
+        original[self.labels[root]] = self.labels[root]  # also a root without edges
+        _reset(self.array, self._filled, numba.get_num_threads())
+        self.array[root] = -1
+        self._root = None
         return original
 
 
-def map_parents(vertex_order, parent_order, parent, reset=False):
+@numba.njit(inline="always", cache=True)
+def label_of(labels, u):
+    """The parent a search writes for a child of ``u``: ``labels[u]`` (`Parents.labels`), or ``u`` where
+    ``labels`` is None (parents under the graph's labels, mapped afterwards)."""
+    if labels is None:
+        return u
+    return labels[u]
+
+
+@numba.njit(cache=True)
+def _end_of_edges(offsets):
+    """One past the last vertex with edges (0 for a graph without edges)."""
+    vertex = offsets.shape[0] - 1
+    while vertex > 0 and offsets[vertex] == offsets[vertex - 1]:
+        vertex -= 1
+    return vertex
+
+
+@numba.njit(parallel=True, cache=True)
+def _gather_parents(new_label, filled, parent, original):
+    for w in numba.prange(original.shape[0]):
+        v = new_label[w]
+        original[w] = parent[v] if v < filled else -1
+
+
+@numba.njit(parallel=True, cache=True)
+def _reset(array, end, num_tasks):
+    """``array[:end] = -1``, each task a contiguous share."""
+    for task in numba.prange(num_tasks):
+        begin, stop = equal_share(task, num_tasks, end)
+        array[begin:stop] = -1
+
+
+def map_parents(vertex_order, parent_order, parent):
     """``original[vertex_order[v]] = parent_order[parent[v]]`` (``parent``'s dtype, -1 kept): parents under the
     original labels, the vertices' order and the parents' (the same table in one process; a rank's block and
-    the whole graph in a distributed search) mapping new labels to original ones. ``reset``: ``parent`` is all
-    -1 after (`Parents`)."""
+    the whole graph in a distributed search) mapping new labels to original ones."""
     original = np.empty(parent.shape[0], dtype=parent.dtype)
-    _map_parents(vertex_order, parent_order, parent, original, reset)
+    _map_parents(vertex_order, parent_order, parent, original)
     return original
 
 
 @numba.njit(parallel=True, cache=True)
-def _map_parents(vertex_order, parent_order, parent, original, reset):
+def _map_parents(vertex_order, parent_order, parent, original):
     for v in numba.prange(parent.shape[0]):
         p = parent[v]
-        if p >= 0:
-            original[vertex_order[v]] = parent_order[p]
-            if reset:
-                parent[v] = -1
-        else:
-            original[vertex_order[v]] = -1
+        original[vertex_order[v]] = parent_order[p] if p >= 0 else -1
 
 
 def trace_entry(direction, frontier_size, edges_examined, seconds):

@@ -118,12 +118,11 @@ class Relabeled:
         original[self.order] = values
         return original
 
-    def parents_to_original(self, parent, reset=False):
-        """Parents in original labels (``parent``'s dtype, -1 unreached) from ``parent`` in new labels; with
-        ``reset``, a new array even without renumbering, and every entry of ``parent`` is -1 afterwards."""
-        if not self.renumbered and not reset:
+    def parents_to_original(self, parent):
+        """Parents in original labels (``parent``'s dtype, -1 unreached) from ``parent`` in new labels."""
+        if not self.renumbered:
             return parent
-        return map_parents(self.order, self.order, parent, reset)
+        return map_parents(self.order, self.order, parent)
 
 
 def by_decreasing_degree(degrees):
