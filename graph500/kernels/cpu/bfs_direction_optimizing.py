@@ -42,7 +42,7 @@ from graph500.kernels import register
 from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_levels
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, TopDownBuffers, top_down_step
 from graph500.kernels.cpu.frontier import (
-    Parents, bitmap_to_queue, queue_edges_of, queue_to_bitmap, trace_entry,
+    Parents, bitmap_to_queue_and_edges, queue_to_bitmap, trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -114,8 +114,7 @@ class DirectionOptimizingBFS:
                 last_frontier = bottom_up_levels(graph, word_bounds, task_copy, frontier_bitmap, next_bitmap,
                                                  queue.shape[0], visited, self.parents, self.trace,
                                                  graph.num_vertices / self.beta)
-                queue = bitmap_to_queue(last_frontier[0])
-                queue_edges = queue_edges_of(graph.offsets, queue)
+                queue, queue_edges = bitmap_to_queue_and_edges(last_frontier[0], graph.offsets)
                 left_bottom_up = True  # as Beamer et al.: at least one top-down level before switching again
                 continue
             left_bottom_up = False

@@ -92,21 +92,60 @@ def balanced_bounds(work_prefix, num_tasks):
     return bounds
 
 
-@numba.njit(cache=True)
 def bitmap_to_queue(bitmap):
     """The vertices of ``bitmap`` in increasing order (int64)."""
-    count = 0
-    for word in bitmap:
-        count += count_bits(word)
-    queue = np.empty(count, dtype=np.int64)
-    slot = 0
-    for word_index in range(bitmap.shape[0]):
-        bits = bitmap[word_index]
-        while bits:
-            queue[slot] = (word_index << WORD_SHIFT) + np.int64(trailing_zeros(bits))
-            slot += 1
-            bits &= bits - ONE
-    return queue
+    return bitmap_to_queue_and_edges(bitmap, None)[0]
+
+
+def bitmap_to_queue_and_edges(bitmap, offsets):
+    """``(queue, edges)``: the vertices of ``bitmap`` in increasing order (int64) and, with ``offsets``, the sum of
+    their degrees (0 without). In parallel: each task counts its equal share of the words, then writes its
+    vertices from its place in the queue."""
+    num_tasks = numba.get_num_threads()
+    counts = np.zeros(num_tasks, dtype=np.int64)
+    edges = np.zeros(num_tasks, dtype=np.int64)
+    _count_shares(bitmap, offsets, counts, edges)
+    queue = np.empty(counts.sum(), dtype=np.int64)
+    _bits_to_queue(bitmap, counts, queue)
+    return queue, int(edges.sum())
+
+
+@numba.njit(parallel=True, cache=True)
+def _count_shares(bitmap, offsets, counts, edges):
+    num_tasks = counts.shape[0]
+    for task in numba.prange(num_tasks):
+        first_word, end_word = equal_share(task, num_tasks, bitmap.shape[0])
+        count = 0
+        degrees = 0
+        for word in range(first_word, end_word):
+            bits = bitmap[word]
+            if offsets is None:
+                count += count_bits(bits)
+                continue
+            while bits:
+                v = (word << WORD_SHIFT) + np.int64(trailing_zeros(bits))
+                degrees += offsets[v + 1] - offsets[v]
+                count += 1
+                bits &= bits - ONE
+        counts[task] = count
+        edges[task] = degrees
+
+
+@numba.njit(parallel=True, cache=True)
+def _bits_to_queue(bitmap, counts, queue):
+    """Each task writes the vertices of its equal share of the words of ``bitmap`` (``counts[t]`` of them) from
+    its place in ``queue``: the queue comes out in increasing order."""
+    num_tasks = counts.shape[0]
+    ends = np.cumsum(counts)
+    for task in numba.prange(num_tasks):
+        first_word, end_word = equal_share(task, num_tasks, bitmap.shape[0])
+        slot = ends[task] - counts[task]
+        for word in range(first_word, end_word):
+            bits = bitmap[word]
+            while bits:
+                queue[slot] = (word << WORD_SHIFT) + np.int64(trailing_zeros(bits))
+                slot += 1
+                bits &= bits - ONE
 
 
 @numba.njit(cache=True)
