@@ -15,8 +15,10 @@ import pytest
 from support import numba_threads
 
 from graph500 import io, kernels
+from graph500.generators import kronecker
 from graph500.generators.rmat import generate_rmat
-from graph500.kernels.cpu import bfs_numa_bottom_up, sssp_delta_stepping
+from graph500.generators.roots import incident_vertices, search_keys
+from graph500.kernels.cpu import bfs_numa_bottom_up, frontier, sssp_delta_stepping
 from graph500.kernels.cpu.backend import Backend
 from graph500.kernels.cpu.build import build_csr
 from graph500.kernels.graph import neighbor_dtype
@@ -257,3 +259,33 @@ def test_bad_tunables_are_refused():
     unweighted = build_csr(np.array([0]), np.array([1]), 2)
     with pytest.raises(ValueError):
         kernels.get("sssp", "cpu", "delta-stepping")(unweighted)
+
+
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("num_words", [0, 1, 3, 1000])
+def test_bitmap_to_queue_and_edges_lists_the_set_bits_in_order(threads, num_words):
+    rng = np.random.default_rng(num_words)
+    bits = rng.random(num_words * 64) < 0.3
+    bitmap = np.packbits(bits, bitorder="little").view(np.uint64) if num_words else np.zeros(0, dtype=np.uint64)
+    offsets = np.concatenate([[0], np.cumsum(rng.integers(0, 9, num_words * 64))]).astype(np.int64)
+    with numba_threads(threads):
+        queue, edges = frontier.bitmap_to_queue_and_edges(bitmap, offsets)
+        np.testing.assert_array_equal(frontier.bitmap_to_queue(bitmap), queue)
+    np.testing.assert_array_equal(queue, np.flatnonzero(bits))
+    assert queue.dtype == np.int64
+    assert edges == int(np.diff(offsets)[bits].sum())
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_bfs_with_large_frontiers_gives_valid_trees(threads):
+    """SCALE 16: frontiers of tens of thousands of vertices, parallel top-down levels with many claims (the
+    fixtures' frontiers are small)."""
+    src, dst, weights = kronecker.generate_edges(16, 16, 2, 3)
+    num_vertices = 1 << 16
+    validation = ValidationGraph.from_edges(src, dst, num_vertices, weights)
+    with numba_threads(threads):
+        kernel = kernels.get("bfs", "cpu")(Backend().build(src, dst, num_vertices, weights))
+        roots = search_keys(16, 2, 3, incident_vertices(src, dst, num_vertices), 4)[0]
+        for root in roots:
+            validate_bfs(validation, int(root), kernel.search(int(root)))
+    assert max(level["frontier"] for level in kernel.trace) > 10000
