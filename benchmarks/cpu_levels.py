@@ -15,10 +15,10 @@ Printed:
 1. Per thread count, medians over the searches: a search's milliseconds,
    its top-down and bottom-up levels' milliseconds, the rest (the work
    between levels: converting the frontier at a switch, counting its
-   edges, mapping the parents back), the speed-up over the fewest threads,
-   and two host figures over all of that thread count's searches: CPU
-   seconds used per wall second per thread
-   (1.0: every thread busy; spinning threads count as busy), and the steal
+   edges, writing the output), the speed-up over the fewest threads, and
+   two host figures over all of that thread count's searches: CPU seconds
+   used per wall second per thread (1.0: every thread busy; spinning
+   threads count as busy), and the steal
    time (``/proc/stat``: time the host ran something else while one of this
    machine's CPUs wanted to run) as a share of all CPU time.
 2. Per level position (the i-th level of a search), the direction most

@@ -14,21 +14,21 @@ Alone, bottom-up wastes work on the first levels, where almost every vertex
 scans its whole adjacency list without finding a parent; it is the step the
 direction-optimizing kernel uses for the large middle levels.
 
-Data structures: CSR, relabelled by decreasing degree (`reorder`: hubs
-first in every row, so the first neighbour checked is the likeliest parent);
+Data structures: CSR, relabelled by decreasing degree (`reorder`: hubs first
+in every row, so the first neighbour checked is the likeliest parent);
 ``parent`` (`frontier.Parents`: indexed by the graph's labels, each parent
-written under the original labels, -1 unvisited); bitmaps (uint64 words) of the frontier, the next frontier and the
-visited vertices. Built once per graph (kernel 1): the relabelled graph, the
-visited bitmap's starting value, with the vertices that have no edge already
-set (they are never scanned), and the expected work before each word, which
-cuts the threads' ranges. A vertex's work is taken as 1 + min(degree,
-``SCAN_EDGES_PER_VERTEX``): most vertices find a parent among their first
-neighbours, so cutting by edges would give one thread the hubs (few
-vertices, many edges, found at once) and the other all the rest; at SCALE 20
-on 2 threads cutting by this work made direction-optimizing searches 1.4x
-faster. This kernel alone spends its time in the first levels, where the
-frontier is small and most vertices scan their whole list: it cuts by edges
-(``FULL_SCAN``).
+written under the original labels, -1 unvisited); bitmaps (uint64 words) of
+the frontier, the next frontier and the visited vertices. Built once per
+graph (kernel 1): the relabelled graph, the visited bitmap's starting value,
+with the vertices that have no edge already set (they are never scanned),
+and the expected work before each word, which cuts the threads' ranges. A
+vertex's work is taken as 1 + min(degree, ``SCAN_EDGES_PER_VERTEX``): most
+vertices find a parent among their first neighbours, so cutting by edges
+would give one thread the hubs (few vertices, many edges, found at once) and
+the other all the rest; at SCALE 20 on 2 threads cutting by this work made
+direction-optimizing searches 1.4x faster. This kernel alone spends its time
+in the first levels, where the frontier is small and most vertices scan
+their whole list: it cuts by edges (``FULL_SCAN``).
 
 Tunables: ``SCAN_EDGES_PER_VERTEX`` (4: from 1 to 4 measured alike, 16 as
 bad as cutting by edges); ``reorder`` (default True) for a graph built with

@@ -19,8 +19,7 @@ Data structures: those of the two steps (frontier queue <-> bitmaps, converted
 at each switch); the visited bitmap is kept up to date in top-down levels too.
 Built once per graph (kernel 1): the graph relabelled by decreasing degree
 (`reorder`; parents are written under the original labels, `frontier.Parents`),
-the bottom-up layout and,
-for ``hubs``, a hub flag per vertex.
+the bottom-up layout and, for ``hubs``, a hub flag per vertex.
 
 Tunables: ``alpha`` (default 15), ``beta`` (default 18), ``policy``
 (``beamer``), ``gamma`` (0.3), ``hub_degree`` (default: 64 times the average

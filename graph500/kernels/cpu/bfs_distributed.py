@@ -155,8 +155,8 @@ from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_step
 from graph500.kernels.cpu.bfs_direction_optimizing import BETA
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
 from graph500.kernels.cpu.frontier import (
-    WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_words, equal_share, first_at_least, has_bit,
-    map_parents, queue_edges_of, set_bits, trace_entry,
+    WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_to_queue_and_edges, bitmap_words, equal_share,
+    first_at_least, has_bit, map_parents, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, relabel
 from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
@@ -449,7 +449,7 @@ class DistributedBFS:
         found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy,
                                          frontier.whole.reshape(1, -1), next_frontier.reshape(1, -1), skip, parent)
         np.bitwise_or(self.local_visited, next_frontier, out=self.local_visited)
-        found_edges = queue_edges_of(graph.offsets, bitmap_to_queue(next_frontier)) if found else 0
+        found_edges = bitmap_to_queue_and_edges(next_frontier, graph.offsets)[1] if found else 0
         return found, found_edges, edges + examined
 
     def _top_down_step(self, frontier, frontier_size, next_frontier, parent):
@@ -522,7 +522,7 @@ class DistributedBFS:
                                                  / self.beta)):
                 bottom_up, left_bottom_up = False, True  # as Beamer et al.: at least one top-down level next
                 if totals[0]:
-                    found_edges = queue_edges_of(graph.offsets, bitmap_to_queue(next_frontier.local))
+                    found_edges = bitmap_to_queue_and_edges(next_frontier.local, graph.offsets)[1]
                     totals[1] = comm.allreduce(found_edges, "sum")
             frontier_size, frontier_edges = int(totals[0]), int(totals[1])
             if not bottom_up:

@@ -149,15 +149,6 @@ def _bits_to_queue(bitmap, counts, queue):
 
 
 @numba.njit(cache=True)
-def queue_edges_of(offsets, queue):
-    """Edges of the vertices of ``queue``."""
-    edges = 0
-    for v in queue:
-        edges += offsets[v + 1] - offsets[v]
-    return edges
-
-
-@numba.njit(cache=True)
 def queue_to_bitmap(queue, copies):
     """Make every copy (row) of the bitmap ``copies`` hold exactly the vertices of ``queue``."""
     copies[0, :] = ZERO
