@@ -11,7 +11,7 @@ for each GPU BFS kernel, and for the delta-stepping SSSP with each setting
 (``default``, or tunables such as ``delta=0.07,pull_ratio=2,tail_edges=inf``), run
 one untimed warm-up and one timed search per key, each validated on the
 device (all must pass), and report the harmonic mean TEPS as the Graph500
-report does, the kernel's own set-up time (for SSSP: the light/heavy split)
+report does, the kernel's own set-up time (for SSSP: its rows sorted by weight)
 and the mean validation time.
 
 Bottom-up bandwidth: the direction-optimizing and bottom-up kernels are run

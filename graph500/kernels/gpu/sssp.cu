@@ -18,23 +18,31 @@ __device__ __forceinline__ void reduce_min(u64* address, u64 value) {
     asm volatile("red.global.min.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
 }
 
-// Construction: reorder each row in place so that its light edges (weight <= delta)
-// come first; light_end[v] is where its heavy edges begin. One thread per row.
+// Construction, the rows sorted by weight (see sssp.py): keys[e - offsets[first_row]] =
+// (row - first_row) << 32 | the weight bits of entry e, for the num_rows rows from first_row
+// (non-negative float32 bit patterns order like the values). One warp per row.
 extern "C" __global__ void __launch_bounds__(THREADS)
-split_light_heavy(i64 num_vertices, const i64* __restrict__ offsets, int* __restrict__ neighbors,
-                  float* __restrict__ weights, float delta, i64* __restrict__ light_end) {
+row_weight_keys(i64 first_row, i64 num_rows, const i64* __restrict__ offsets, const float* __restrict__ weights,
+                u64* __restrict__ keys) {
+    const int lane = threadIdx.x & 31;
+    const i64 base = offsets[first_row], warps = (i64)gridDim.x * WARPS;
+    for (i64 row = blockIdx.x * (i64)WARPS + (threadIdx.x >> 5); row < num_rows; row += warps) {
+        const i64 end = offsets[first_row + row + 1];
+        for (i64 e = offsets[first_row + row] + lane; e < end; e += 32)
+            keys[e - base] = (u64)row << 32 | __float_as_uint(weights[e]);
+    }
+}
+
+// Construction: light_end[v] = where the heavy edges (weight > delta) of row v begin, by
+// binary search in the row (sorted by weight). One thread per row.
+extern "C" __global__ void __launch_bounds__(THREADS)
+find_light_ends(i64 num_vertices, const i64* __restrict__ offsets, const float* __restrict__ weights, float delta,
+                i64* __restrict__ light_end) {
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS) {
-        i64 low = offsets[v], high = offsets[v + 1] - 1;
-        while (true) {
-            while (low <= high && weights[low] <= delta) low++;
-            while (low <= high && weights[high] > delta) high--;
-            if (low >= high) break;
-            const float w = weights[low];
-            weights[low] = weights[high];
-            weights[high] = w;
-            const int n = neighbors[low];
-            neighbors[low] = neighbors[high];
-            neighbors[high] = n;
+        i64 low = offsets[v], high = offsets[v + 1];
+        while (low < high) {
+            const i64 middle = low + (high - low) / 2;
+            if (weights[middle] <= delta) low = middle + 1; else high = middle;
         }
         light_end[v] = low;
     }
@@ -141,28 +149,61 @@ relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, con
     tally.add_to(counters);
 }
 
-// The least (candidate, parent) word over the edges first, first + step, ... < end of a
-// row: candidates from neighbours below `high` (final), others ignored.
-__device__ __forceinline__ u64 pull_row(i64 first, i64 end, int step, float high, const int* __restrict__ neighbors,
-                                        const float* __restrict__ weights, const u64* __restrict__ state) {
+// Pull candidates for a vertex at distance `bound` from a row sorted by weight: the least
+// (candidate, parent) word over the row's neighbours u in the bucket, low <= d(u) < high,
+// whose candidate d(u) + w beats `bound` (UNREACHED if none). Every candidate of an edge of
+// weight w is at least low + w (float32 rounding is monotone), so the scan stops at the first
+// edge with low + w >= the best distance so far: in increasing weight, the edges past it
+// cannot do better. A short row is scanned by its own thread ...
+__device__ __forceinline__ u64 pull_short_row(i64 begin, i64 end, float low, float high, float bound,
+                                              const int* __restrict__ neighbors, const float* __restrict__ weights,
+                                              const u64* __restrict__ state) {
     u64 best = UNREACHED;
-#pragma unroll 4
-    for (i64 e = first; e < end; e += step) {
+    for (i64 e = begin; e < end; ++e) {
+        const float w = weights[e];
+        if (!(low + w < bound)) break;
         const int u = neighbors[e];
         const float d = distance_of(__ldcg(&state[u]));
-        if (d < high) best = min(best, state_of(d + weights[e], u));
+        if (d >= low && d < high && d + w < bound) {
+            bound = d + w;
+            best = state_of(bound, u);
+        }
+    }
+    return best;
+}
+
+// ... a long one by the whole warp, 32 edges a round, the best candidate shared after each
+// round (all lanes return it).
+__device__ __forceinline__ u64 pull_long_row(i64 begin, i64 end, float low, float high, float bound,
+                                             const int* __restrict__ neighbors, const float* __restrict__ weights,
+                                             const u64* __restrict__ state) {
+    const int lane = threadIdx.x & 31;
+    const float infinity = __int_as_float(0x7F800000);
+    u64 best = UNREACHED;
+    for (i64 round = begin; round < end; round += 32) {
+        const i64 e = round + lane;
+        const float w = e < end ? weights[e] : infinity;
+        if (!(low + __shfl_sync(FULL_MASK, w, 0) < bound)) break;  // lane 0 holds the round's lightest edge
+        if (low + w < bound) {
+            const int u = neighbors[e];
+            const float d = distance_of(__ldcg(&state[u]));
+            if (d >= low && d < high) best = min(best, state_of(d + w, u));
+        }
+        for (int delta = 16; delta; delta >>= 1) best = min(best, __shfl_xor_sync(FULL_MASK, best, delta));
+        bound = fminf(bound, distance_of(best));
     }
     return best;
 }
 
 // Heavy phase by pull, for the bucket [low, high): every vertex at or past `high` takes the
-// least candidate over all its edges from vertices below `high` (final), when it lowers its
-// distance. Such candidates land at or past `high`, so no vertex below `high` changes and
-// each vertex is written by its own thread only. A row longer than PULL_WARP_ROW is taken by
-// its whole warp.
+// least candidate from its neighbours in the bucket (final), when it lowers its distance.
+// Neighbours below `low` need not be read: their buckets' heavy phases have relaxed all
+// their edges that land past them. The candidates land at or past `high`, so no vertex below
+// `high` changes and each vertex is written by its own thread only. A row longer than
+// PULL_WARP_ROW is taken by its whole warp.
 extern "C" __global__ void __launch_bounds__(THREADS)
-pull_bucket(i64 num_vertices, float high, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
-            const float* __restrict__ weights, u64* __restrict__ state) {
+pull_bucket(i64 num_vertices, float low, float high, const i64* __restrict__ offsets,
+            const int* __restrict__ neighbors, const float* __restrict__ weights, u64* __restrict__ state) {
     const int lane = threadIdx.x & 31;
     const i64 stride = (i64)gridDim.x * THREADS;
     for (i64 block_base = blockIdx.x * (i64)THREADS; block_base < num_vertices; block_base += stride) {
@@ -176,17 +217,17 @@ pull_bucket(i64 num_vertices, float high, const i64* __restrict__ offsets, const
                 end = offsets[v + 1];
             }
         }
+        const float bound = distance_of(current);
         const bool long_row = end - begin > PULL_WARP_ROW;
-        u64 best = long_row ? UNREACHED : pull_row(begin, end, 1, high, neighbors, weights, state);
+        u64 best = long_row ? UNREACHED : pull_short_row(begin, end, low, high, bound, neighbors, weights, state);
         for (u32 rows = __ballot_sync(FULL_MASK, long_row); rows; rows &= rows - 1) {
             const int owner = __ffs(rows) - 1;
-            const i64 row_begin = __shfl_sync(FULL_MASK, begin, owner), row_end = __shfl_sync(FULL_MASK, end, owner);
-            u64 row_best = pull_row(row_begin + lane, row_end, 32, high, neighbors, weights, state);
-            for (int delta = 16; delta; delta >>= 1)
-                row_best = min(row_best, __shfl_xor_sync(FULL_MASK, row_best, delta));
+            const u64 row_best = pull_long_row(__shfl_sync(FULL_MASK, begin, owner), __shfl_sync(FULL_MASK, end, owner),
+                                               low, high, __shfl_sync(FULL_MASK, bound, owner), neighbors, weights,
+                                               state);
             if (lane == owner) best = row_best;
         }
-        if (distance_of(best) < distance_of(current)) state[v] = best;
+        if (distance_of(best) < bound) state[v] = best;
     }
 }
 
