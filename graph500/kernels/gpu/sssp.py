@@ -81,18 +81,21 @@ Host work: one copy of five counters per collect and per light iteration
 (frontier size and edges, members and their edges, the least distance past
 the bucket); no Python loop over vertices or edges. Push or pull is decided
 on the host from those counts: pull when the members' edges exceed
-``pull_ratio`` times what a pull reads, the edges not yet settled (all edges
-less those of this and earlier buckets' members) plus one per vertex with
-edges.
+``pull_ratio`` times the edges not yet settled (all edges less those of this
+and earlier buckets' members) plus one per vertex with edges. That sum is
+what a pull would read without its early stop; with it, a pull reads far
+less, hence a ratio well below 1.
 
-Where a search's time goes (``benchmarks/gpu_sssp_trace.py``, SCALE 26, H100,
-16 keys, 30-32 ms a search): the hub core's bucket, 26 light iterations
-relaxing 98-110 M light edges (each of its 25 M light edges about four
-times: Bellman-Ford inside the bucket), 11.5-13 ms; its pull 6-7 ms; one
-pushed bucket 3 ms; the tail 6.3-6.5 ms (its first iteration every reached
-vertex past the core, 186 M edges); collects 1.1 ms. ``relax_edges`` waits on
-memory (Nsight Compute at SCALE 24: 35-56% L2 hits, 37% of DRAM bandwidth,
-long-scoreboard stalls 57-76% of its cycles at 85% occupancy).
+Where a search's time goes (SCALE 26, H100, 8 keys, 23.7 ms a search; one
+traced search): the hub core's bucket, 29 light iterations relaxing about
+100 M light edges (each of its 25 M light edges about four times:
+Bellman-Ford inside the bucket), 12 ms; two pulls (the hub core's bucket and
+the next) 3.1 ms; the tail 6.8 ms (its first iteration every reached vertex
+past the core, 186 M edges); collects 1.1 ms. Before the early stop, the
+hub core's pull took 6.6 ms and the next bucket's push 3.1 ms (30-32 ms a
+search). ``relax_edges`` waits on memory (Nsight Compute at SCALE 24: 35-56%
+L2 hits, 37% of DRAM bandwidth, long-scoreboard stalls 57-76% of its cycles
+at 85% occupancy).
 
 Data structures (N vertices): the graph's rows sorted by weight, ``state``
 (uint64), ``light_end`` (int64), three queues (frontier, next frontier,
@@ -129,8 +132,13 @@ from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 # settled vertices hold half the edges, with half the bucket width (12.75), interleaved against that (H100, 32
 # keys, 3 rounds; benchmarks/gpu_notes.md, item 15): 1.22x, 1.38x, 1.38x, 1.25x at SCALE 20, 22, 24, 26;
 # tail_edges 0.3 and 0.7 within 0.03 of 0.5; delta scale 18 within 0.06 of 12.75.
+# Pull ratio: once a pull stopped early in rows sorted by weight, pulling the bucket after the hub core's too
+# (instead of pushing its 124 M edges at SCALE 26) paid: ratios 0.1 / 0.2 / 0.35 / 0.5 against 1 (H100, 32
+# keys, 3 interleaved rounds; gpu_variants.py): SCALE 26 1.14 / 1.16 / 1.12 / 1.14, SCALE 24 1.07 / 1.07 /
+# 1.04 / 1.06, SCALE 22 1.03 / 1.01 / 0.90 / 1.03, SCALE 20 0.94 / 1.04 / 1.03 / 1.03 (spreads up to 0.3 at
+# SCALE 20 and 22).
 DELTA_SCALE = 12.75
-PULL_RATIO = 1.0
+PULL_RATIO = 0.2
 TAIL_EDGES = 0.5
 
 THREADS = 256  # common.cuh's BLOCK_THREADS
