@@ -42,9 +42,13 @@ from graph500.validators import ValidationGraph, validate_bfs, validate_sssp  # 
 FIXTURES = sorted(pathlib.Path(__file__).parent.glob("data/reference-v3/*.edges"))
 BFS_KERNELS = [name for name in kernels.available("bfs", "gpu")  # the one-GPU kernels (degree-ordered graphs)
                if not kernels.is_distributed(kernels.get("bfs", "gpu", name))]
-# Direction-optimizing variants that force every switching path on small graphs.
+# Direction-optimizing variants that force every switching path on small graphs, and the one-block top-down
+# levels off (every level a grid), one at a time (as when tracing) and taking frontiers of any edge count.
 DO_VARIANTS = {
     "beamer-default": {},
+    "no-small-levels": {"small_edges": 0},
+    "traced": {"trace": True},
+    "small-levels-of-any-edges": {"small_edges": 1 << 40, "gamma": 1e-12},
     "switch-every-level": {"alpha": 1e12, "beta": 1.0},
     "hub-share": {"switch_rule": "hub-share", "hub_degree": 4, "hub_share": 0.01},
     "long-queue": {"alpha": 1e12, "short_scan": 1},
@@ -529,19 +533,25 @@ def test_default_delta_falls_with_the_square_root_of_the_largest_degree(kronecke
     assert kernel.delta == np.float32(gpu_sssp.delta_for(int(cupy.diff(csr.offsets).max())))
 
 
-def test_light_heavy_split_keeps_every_edge_light_first():
+@pytest.mark.parametrize("entries_per_sort", [gpu_sssp.SORT_ENTRIES, 7], ids=["one-sort", "sorts-of-7-entries"])
+def test_rows_sorted_by_weight_keep_every_edge_and_light_end_splits_them(entries_per_sort):
     graph, delta = GRAPHS[0], np.float32(0.3)
     expected = cpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights)
     csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights)
-    gpu_sssp.DeltaSteppingSSSP(csr, delta=delta)
+    gpu_sssp.sort_rows_by_weight(csr, entries_per_sort)
+    kernel = gpu_sssp.DeltaSteppingSSSP(csr, delta=delta)  # sorts again: no change
     offsets, neighbors, weights = (cupy.asnumpy(a) for a in (csr.offsets, csr.neighbors, csr.weights))
     np.testing.assert_array_equal(offsets, expected.offsets)
     rows = np.repeat(np.arange(graph.num_vertices), np.diff(offsets))
     order = np.lexsort((neighbors, rows))
     np.testing.assert_array_equal(neighbors[order], expected.neighbors)
     np.testing.assert_array_equal(weights[order].view(np.uint32), expected.weights.view(np.uint32))
-    heavy = weights > delta
-    assert not np.any(heavy[:-1] & ~heavy[1:] & (rows[:-1] == rows[1:])), "a light edge follows a heavy one"
+    same_row = rows[:-1] == rows[1:]
+    assert not np.any(same_row & (weights[:-1] > weights[1:])), "a row is not sorted by weight"
+    light_end = cupy.asnumpy(kernel._light_end)
+    expected_light_end = offsets[:-1] + np.array([np.count_nonzero(weights[offsets[v]:offsets[v + 1]] <= delta)
+                                                  for v in range(graph.num_vertices)])
+    np.testing.assert_array_equal(light_end, expected_light_end)
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda path: path.stem)

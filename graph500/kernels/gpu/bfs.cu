@@ -9,11 +9,15 @@
 #define LONG_QUEUE_SIZE 3   // bottom-up: vertices left for the warp-per-vertex pass
 #define SCANNED_VERTICES 4  // bottom-up: unvisited vertices that read their neighbours
 #define SCANNED_EDGES 5     // bottom-up: neighbours read
-#define NUM_COUNTERS 6
+#define LEVELS_DONE 6       // top_down_small_levels: the levels it expanded
+#define EXPLORED_EDGES 7    // top_down_small_levels: the edges of the frontiers it made
+#define NUM_COUNTERS 8
 
 #define THREADS BLOCK_THREADS
 #define WARPS BLOCK_WARPS
 #define BOTTOM_UP_PROBES 2  // neighbours a bottom-up thread loads before testing them
+#define SMALL_ITEMS 8
+#define SMALL_FRONTIER (THREADS * SMALL_ITEMS)  // vertices of a frontier that top_down_small_levels takes
 
 __device__ __forceinline__ bool test_bit(const u32* __restrict__ bitmap, int v) {
     return (__ldg(&bitmap[v >> 5]) >> (v & 31)) & 1u;
@@ -85,6 +89,90 @@ top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end,
     });
     claimed.flush(next_queue, &counters[FRONTIER_SIZE]);
     tally.add_to(counters);
+}
+
+// Top-down levels of a small frontier in one block, with no host round trip between them.
+// The frontier is `queue`, its size, edges and hubs in the counters (as the last level or
+// start_search left them). While it holds at most SMALL_FRONTIER vertices and max_edges
+// edges, for at most max_levels levels: stage its vertices and the prefix sums of their
+// degrees in shared memory, claim the neighbours as top_down_expand does (each thread takes
+// edges THREADS apart, finding its vertex by binary search), append them to the other queue
+// and swap. The counters then hold the last frontier's size, edges and hubs, LEVELS_DONE and
+// EXPLORED_EDGES (the frontier is in `queue` after an even number of levels); the bottom-up
+// counters are zeroed.
+extern "C" __global__ void __launch_bounds__(THREADS)
+top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, const i64* __restrict__ offsets,
+                      const int* __restrict__ neighbors, u32 hub_degree, u64 max_edges, int max_levels,
+                      u32* __restrict__ visited, int* __restrict__ parent, u64* __restrict__ counters) {
+    __shared__ u64 edge_end[SMALL_FRONTIER];
+    __shared__ i64 row_begin[SMALL_FRONTIER];
+    __shared__ int vertex[SMALL_FRONTIER];
+    __shared__ u64 total, next_edges, next_hubs;
+    __shared__ u32 next_size;
+    u64 size = counters[FRONTIER_SIZE], edges = counters[FRONTIER_EDGES], hubs = counters[FRONTIER_HUBS];
+    u64 explored = 0;
+    int levels = 0;
+    while (size && size <= SMALL_FRONTIER && edges <= max_edges && levels < max_levels) {
+        u64 degree_sums[SMALL_ITEMS], running = 0;
+        for (int k = 0; k < SMALL_ITEMS; ++k) {
+            const int i = threadIdx.x * SMALL_ITEMS + k;
+            if (i < size) {
+                const int u = queue[i];
+                vertex[i] = u;
+                row_begin[i] = offsets[u];
+                running += degree_of(offsets, u);
+            }
+            degree_sums[k] = running;
+        }
+        const u64 before = block_exclusive_scan(running, &total);
+        for (int k = 0; k < SMALL_ITEMS; ++k) {
+            const int i = threadIdx.x * SMALL_ITEMS + k;
+            if (i < size) edge_end[i] = before + degree_sums[k];
+        }
+        if (threadIdx.x == 0) {
+            next_size = 0;
+            next_edges = next_hubs = 0;
+        }
+        __syncthreads();
+        u64 claimed_edges = 0, claimed_hubs = 0;
+        for (u64 e = threadIdx.x; e < edges; e += THREADS) {
+            int low = 0, high = (int)size - 1;  // the first i with edge_end[i] > e
+            while (low < high) {
+                const int middle = (low + high) >> 1;
+                if (edge_end[middle] > e) high = middle; else low = middle + 1;
+            }
+            const u64 first = low ? edge_end[low - 1] : 0;
+            const int v = neighbors[row_begin[low] + (i64)(e - first)];
+            const u32 bit = 1u << (v & 31);
+            if (visited[v >> 5] & bit) continue;
+            if (atomicOr(&visited[v >> 5], bit) & bit) continue;
+            parent[v] = vertex[low];
+            other_queue[atomicAdd(&next_size, 1u)] = v;
+            const u32 degree = degree_of(offsets, v);
+            claimed_edges += degree;
+            claimed_hubs += degree >= hub_degree;
+        }
+        if (claimed_edges) atomicAdd(&next_edges, claimed_edges);
+        if (claimed_hubs) atomicAdd(&next_hubs, claimed_hubs);
+        __syncthreads();
+        size = next_size;
+        edges = next_edges;
+        hubs = next_hubs;
+        explored += edges;
+        int* const swapped = queue;
+        queue = other_queue;
+        other_queue = swapped;
+        ++levels;
+        __syncthreads();  // every thread has read the level's totals before the next level resets them
+    }
+    if (threadIdx.x == 0) {
+        counters[FRONTIER_SIZE] = size;
+        counters[FRONTIER_EDGES] = edges;
+        counters[FRONTIER_HUBS] = hubs;
+        counters[LONG_QUEUE_SIZE] = counters[SCANNED_VERTICES] = counters[SCANNED_EDGES] = 0;
+        counters[LEVELS_DONE] = levels;
+        counters[EXPLORED_EDGES] = explored;
+    }
 }
 
 // Construction: each vertex's neighbour of largest degree (the smallest such label; -1

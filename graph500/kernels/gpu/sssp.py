@@ -164,13 +164,14 @@ def sort_rows_by_weight(graph, entries_per_sort=SORT_ENTRIES):
     offsets, num_rows = graph.offsets, graph.num_vertices
     group_marks = cupy.arange(0, graph.num_edges, entries_per_sort, dtype=np.int64)
     first_rows = np.unique(np.append((cupy.searchsorted(offsets, group_marks, side="right") - 1).get(), num_rows))
-    first_entries = offsets[cupy.asarray(first_rows)].get()
+    first_rows = first_rows.tolist()
+    first_entries = offsets[cupy.asarray(first_rows)].get().tolist()
     keys_kernel = _kernel("row_weight_keys")
-    for first_row, end_row, first, end in zip(*(bounds.tolist() for bounds in (first_rows[:-1], first_rows[1:], first_entries[:-1], first_entries[1:]))):
+    for first_row, end_row, first, end in zip(first_rows, first_rows[1:], first_entries, first_entries[1:]):
         if end - first < 2:
             continue
-        keys = cupy.empty(int(end - first), dtype=np.uint64)
-        rows = int(end_row - first_row)
+        keys = cupy.empty(end - first, dtype=np.uint64)
+        rows = end_row - first_row
         keys_kernel((runtime.persistent_blocks(keys_kernel, THREADS, 32 * rows),), (THREADS,),
                     (i64(first_row), i64(rows), offsets, graph.weights, keys))
         order = cupy.argsort(keys)
