@@ -554,6 +554,16 @@ def test_rows_sorted_by_weight_keep_every_edge_and_light_end_splits_them(entries
     np.testing.assert_array_equal(light_end, expected_light_end)
 
 
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+def test_filled_vertices_are_those_with_edges_of_a_degree_ordered_graph(graph):
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, degree_ordered=True)
+    degrees = np.diff(cupy.asnumpy(csr.offsets))
+    filled = gpu_build.filled_vertices(csr)
+    assert np.all(degrees[:filled] > 0) and not np.any(degrees[filled:])
+    unordered = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+    assert gpu_build.filled_vertices(unordered) == graph.num_vertices
+
+
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda path: path.stem)
 def test_gpu_generator_reproduces_the_reference_files(path):
     src, dst, weights = gpu_generator.generate_edges(*fixture_parameters(path))

@@ -118,6 +118,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.gpu import runtime
+from graph500.kernels.gpu.build import filled_vertices
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
 
@@ -173,10 +174,9 @@ class LevelSynchronousBFS:
         self._never_searched = bitmap(degrees == 0, self._num_words)
         # parents a search writes -1 into, [0, filled): past the last vertex with edges, when the search maps
         # its parents back to the input's labels (degree-ordered graphs put the vertices without edges last)
-        self._filled_vertices = n
-        if graph.order is not None:  # decreasing degree: the vertices with edges come first
-            self._filled_vertices = int(cupy.count_nonzero(degrees))
-        self._num_hubs = int((degrees >= self.hub_degree).sum())
+        self._filled_vertices = filled_vertices(graph)
+        # hubs, for the hub-share rule only (a whole-array count compiles a kernel of its own at large sizes)
+        self._num_hubs = int(cupy.count_nonzero(degrees >= self.hub_degree)) if switch_rule == "hub-share" else 0
         del degrees
         self._visited = cupy.empty(self._num_words, dtype=np.uint32)
         self._frontier = cupy.empty(self._num_words, dtype=np.uint32)

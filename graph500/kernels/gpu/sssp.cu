@@ -33,6 +33,19 @@ row_weight_keys(i64 first_row, i64 num_rows, const i64* __restrict__ offsets, co
     }
 }
 
+// Construction: the entries [first, first + count) in the order of `order` (CuPy's argsort of
+// row_weight_keys): sorted_*[i] = entry first + order[i].
+extern "C" __global__ void __launch_bounds__(THREADS)
+gather_entries(i64 count, const i64* __restrict__ order, i64 first, const int* __restrict__ neighbors,
+               const float* __restrict__ weights, int* __restrict__ sorted_neighbors,
+               float* __restrict__ sorted_weights) {
+    for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < count; i += (i64)gridDim.x * THREADS) {
+        const i64 e = first + order[i];
+        sorted_neighbors[i] = neighbors[e];
+        sorted_weights[i] = weights[e];
+    }
+}
+
 // Construction: light_end[v] = where the heavy edges (weight > delta) of row v begin, by
 // binary search in the row (sorted by weight). One thread per row.
 extern "C" __global__ void __launch_bounds__(THREADS)

@@ -118,6 +118,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.gpu import runtime
+from graph500.kernels.gpu.build import filled_vertices
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 
@@ -159,14 +160,16 @@ def sort_rows_by_weight(graph, entries_per_sort=SORT_ENTRIES):
     """Sort every row of the graph by weight, in place (neighbours with their weights; ties in any order).
 
     A radix sort of 64-bit keys ``row << 32 | weight bits`` (``row_weight_keys``; CuPy's argsort) over
-    groups of whole rows of about ``entries_per_sort`` entries each, which bounds the scratch memory.
+    groups of whole rows of about ``entries_per_sort`` entries each, which bounds the scratch memory; the
+    entries are gathered in that order (``gather_entries``: CuPy's indexing would compile a kernel of its own
+    for these sizes on a machine's first run, inside the timed construction) and copied back.
     """
     offsets, num_rows = graph.offsets, graph.num_vertices
     group_marks = cupy.arange(0, graph.num_edges, entries_per_sort, dtype=np.int64)
     first_rows = np.unique(np.append((cupy.searchsorted(offsets, group_marks, side="right") - 1).get(), num_rows))
     first_rows = first_rows.tolist()
     first_entries = offsets[cupy.asarray(first_rows)].get().tolist()
-    keys_kernel = _kernel("row_weight_keys")
+    keys_kernel, gather = _kernel("row_weight_keys"), _kernel("gather_entries")
     for first_row, end_row, first, end in zip(first_rows, first_rows[1:], first_entries, first_entries[1:]):
         if end - first < 2:
             continue
@@ -176,8 +179,11 @@ def sort_rows_by_weight(graph, entries_per_sort=SORT_ENTRIES):
                     (i64(first_row), i64(rows), offsets, graph.weights, keys))
         order = cupy.argsort(keys)
         del keys
-        for array in (graph.neighbors, graph.weights):
-            array[first:end] = array[first:end][order]
+        sorted_entries = cupy.empty(end - first, dtype=graph.neighbors.dtype), cupy.empty(end - first, np.float32)
+        gather((runtime.persistent_blocks(gather, THREADS, end - first),), (THREADS,),
+               (i64(end - first), order, i64(first), graph.neighbors, graph.weights, *sorted_entries))
+        for array, sorted_array in zip((graph.neighbors, graph.weights), sorted_entries):
+            array[first:end].data.copy_from_device_async(sorted_array.data, sorted_array.nbytes)
 
 
 def delta_for(max_degree, delta_scale=DELTA_SCALE):
@@ -208,7 +214,7 @@ class DeltaSteppingSSSP:
         self.tail_edges = tail_edges
         n = graph.num_vertices
         # the vertices a search reads, [0, filled): a degree-ordered graph puts those without edges last
-        self._filled_vertices = n if graph.order is None else int(cupy.count_nonzero(cupy.diff(graph.offsets)))
+        self._filled_vertices = filled_vertices(graph)
         sort_rows_by_weight(graph)
         self._light_end = cupy.empty(n, dtype=np.int64)
         light_ends = _kernel("find_light_ends")
