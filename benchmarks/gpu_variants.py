@@ -10,8 +10,8 @@ rounds: in each round every BFS variant, then every SSSP variant, searches
 from every key (A B C A B C ...). A variant is ``default`` or
 ``name=value,...`` of the kernel's tunables; the first listed is the
 baseline. An SSSP kernel is constructed again before each of its rounds (its
-construction partitions the graph's rows by its delta, as in a run), so SSSP
-variants may differ in delta. Every variant's trees are validated first.
+construction sorts the rows by weight and finds their light edges by its
+delta, as in a run), so SSSP variants may differ in delta. Every variant's trees are validated first.
 Printed per variant: the harmonic-mean TEPS of its rounds (median), and the
 ratio to the baseline of the same round, median and spread (min to max) over
 the rounds.
