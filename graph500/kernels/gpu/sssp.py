@@ -64,8 +64,9 @@ with their weights), so the light edges (weight <= delta) come first and
 graph, but its rows are no longer sorted by neighbour: no extra copy of the
 edges, which SCALE 27 on an H100 could not hold. The BFS, whose bottom-up
 scan finds a parent sooner in rows that list the hubs first, tests each
-vertex's strongest neighbour first and is no slower on these rows (SCALE 26,
-32 keys, two process pairs: 1.98 / 2.05 ms against 2.04 / 2.01 ms).
+vertex's strongest neighbour first and loses little on these rows (SCALE 26,
+64 keys, three process pairs: 0.98x; its slowest keys, whose hub level
+scans rows for a frontier neighbour, 0.4 ms slower).
 
 A degree-ordered graph (the backend's kernel 1, ``graph.order`` set) is
 searched under its own labels: ``start_search`` translates the root, and
