@@ -312,8 +312,9 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class):
 
     def construct():
         graph = backend.build(src, dst, num_vertices, weights if sssp_class else None)
-        return (bfs_class(graph, **kernel_options(config, bfs_class)),
-                sssp_class(graph, **kernel_options(config, sssp_class)) if sssp_class else None)
+        return (bfs_class(graph, **kernel_options(config, bfs_class), **backend.kernel_options(bfs_class)),
+                sssp_class(graph, **kernel_options(config, sssp_class), **backend.kernel_options(sssp_class))
+                if sssp_class else None)
 
     with _progress(config, total=1, desc="construct") as bar:
         (bfs_kernel, sssp_kernel), construction_time = slowest(comm, construct)

@@ -53,6 +53,7 @@ DO_VARIANTS = {
     "hub-share": {"switch_rule": "hub-share", "hub_degree": 4, "hub_share": 0.01},
     "long-queue": {"alpha": 1e12, "short_scan": 1},
     "rows-only": {"alpha": 1e12, "strongest_first": False},
+    "graph-rows": {"row_copy": False},
 }
 # Delta-stepping settings that force every path: default, narrow buckets, (nearly) all heavy, all light,
 # a pull in every heavy phase, push only without a tail, the tail from the second bucket on.
@@ -289,6 +290,42 @@ def test_direction_optimizing_variants_validate(variant, graph):
     run_and_validate(kernel, graph, *validation_graphs(graph))
 
 
+def test_bfs_keeps_rows_in_neighbour_order_that_the_sssp_sorts_by_weight_after_it():
+    graph = GRAPHS[0]
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights, degree_ordered=True)
+    label_ordered = cupy.asnumpy(csr.neighbors)
+    bfs = gpu_bfs.DirectionOptimizingBFS(csr)
+    gpu_sssp.DeltaSteppingSSSP(csr)
+    assert csr.rows_by_weight and not np.array_equal(cupy.asnumpy(csr.neighbors), label_ordered)
+    np.testing.assert_array_equal(cupy.asnumpy(bfs._neighbors), label_ordered)
+    run_and_validate(bfs, graph, *validation_graphs(graph))
+    after_the_sort = gpu_bfs.DirectionOptimizingBFS(csr)  # no rows in neighbour order to copy: the graph's
+    assert after_the_sort._neighbors is csr.neighbors
+    run_and_validate(after_the_sort, graph, *validation_graphs(graph))
+
+
+@pytest.mark.parametrize("options, first_level_bottom_up", [
+    ({}, False), ({"alpha": 1e12, "gamma": 0.0}, True), ({"switch_rule": "hub-share", "hub_share": 0.0}, True),
+    ({"switch_rule": "hub-share", "hub_share": 1.0}, False)], ids=["beamer", "beamer-bottom-up", "hubs-bottom-up",
+                                                                  "hubs-top-down"])
+def test_one_block_levels_leave_to_the_host_a_frontier_the_rule_sends_bottom_up(options, first_level_bottom_up):
+    """The one-block levels run unasked after start_search: they must take the root's level only where the
+    host's rule keeps it top-down (the root of GRAPHS[0] has few edges and is a hub of degree >= 1)."""
+    graph = GRAPHS[0]
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, degree_ordered=True)
+    kernel = gpu_bfs.DirectionOptimizingBFS(csr, hub_degree=1, **options)
+    root = graph.roots[0]
+    kernel.search(root)  # leaves visited and the queue as they end; start again by hand
+    start = gpu_bfs._kernel("start_search")
+    start((1,), (gpu_bfs.THREADS,), (gpu_bfs.i32(root), csr.new_label, gpu_bfs.i64(0), gpu_bfs.i32(kernel._num_words),
+                                     kernel._never_searched, csr.offsets, gpu_bfs.u32(1), kernel._parent,
+                                     kernel._visited, kernel._queue, kernel._counters.device))
+    kernel._small_top_down_levels(kernel._parent, csr.num_edges, chosen=False)
+    counts = kernel._counters.read()
+    assert (counts[gpu_bfs.LEVELS_DONE] == 0) == first_level_bottom_up
+    run_and_validate(kernel, graph, *validation_graphs(graph))
+
+
 DISTRIBUTED_BFS_VARIANTS = {"default": {}, "top-down": {"gamma": 1e-12},
                             "bottom-up": {"alpha": 1e12, "beta": 1e12, "gamma": 0}}
 
@@ -442,6 +479,22 @@ def test_backend_refuses_a_run_that_does_not_fit_and_names_the_largest_that_does
     largest = int(re.search(r"the largest SCALE that fits here is (\d+)", str(error.value)).group(1))
     assert gpu_backend.memory_estimate_bytes(largest, 16) - gpu_backend.CONTEXT_BYTES <= free
     assert gpu_backend.memory_estimate_bytes(largest + 1, 16) - gpu_backend.CONTEXT_BYTES > free
+
+
+def test_backend_plans_the_bfs_row_copy_only_where_it_fits(monkeypatch):
+    scale, edgefactor = 20, 16
+    with_copy = gpu_backend.memory_estimate_bytes(scale, edgefactor, bfs_row_copy=True) - gpu_backend.CONTEXT_BYTES
+    without = gpu_backend.memory_estimate_bytes(scale, edgefactor) - gpu_backend.CONTEXT_BYTES
+    assert with_copy - without == (edgefactor << scale) * gpu_backend.BFS_ROW_COPY_BYTES
+    for free, copy in ((with_copy, True), (with_copy - 1, False)):
+        monkeypatch.setattr(gpu_backend, "free_device_bytes", lambda: free)
+        backend = Backend()
+        backend.check_memory(scale, edgefactor)
+        assert backend.kernel_options(gpu_bfs.DirectionOptimizingBFS) == {"row_copy": copy}
+        assert backend.kernel_options(gpu_sssp.DeltaSteppingSSSP) == {}
+        assert backend.describe()["bfs_row_copy"] == copy
+        assert backend.describe()["device_memory_estimate_bytes"] == (with_copy if copy else without) + \
+            gpu_backend.CONTEXT_BYTES
 
 
 def test_edge_list_that_cannot_be_pinned_is_one_clear_error(monkeypatch):

@@ -32,7 +32,9 @@ class CSRGraph:
     ``new_label`` (or None: the input's labels): a graph built under other
     labels than its tuples' (the GPU's degree-ordered kernel 1) maps each of
     its labels to the input's (``order``) and back (``new_label``); kernels
-    take roots and give outputs under the input's labels.
+    take roots and give outputs under the input's labels. Kernel 1 sorts each
+    row by neighbour; ``rows_by_weight`` says a kernel's set-up has since
+    sorted them by weight, in place (the GPU SSSP's).
     """
 
     num_vertices: int
@@ -41,6 +43,7 @@ class CSRGraph:
     weights: Any = None
     order: Any = None
     new_label: Any = None
+    rows_by_weight: bool = False
 
     @property
     def num_edges(self):

@@ -110,6 +110,10 @@ class Backend:
                 f"of memory; {available / 2**30:.1f} GiB is available"
             )
 
+    def kernel_options(self, kernel_class):
+        """Constructor options the backend sets (none here; the GPU's memory plan sets some)."""
+        return {}
+
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """The reference's edge list ``(src, dst, weights)``; ``progress(n)`` is told of each chunk."""
         return generate_range(scale, edgefactor, seed1, seed2, 0, edgefactor << scale, progress)

@@ -30,6 +30,8 @@ allows rather than the graph and the edge list at once.
   report's extensions beside the estimate.
 """
 
+import inspect
+
 from graph500.errors import Graph500Error
 from graph500.kernels.cpu.backend import available_memory_bytes
 from graph500.kernels.gpu import build as gpu_build, generator, runtime
@@ -42,6 +44,9 @@ from graph500.validators.common import TUPLE_CHUNK
 EDGE_LIST_BYTES = 4 + 4 + 4
 # Device bytes per edge tuple of the graph: two directed entries, each a neighbour and a weight.
 GRAPH_BYTES = 2 * (4 + 4)
+# Device bytes per edge tuple of the BFS's own copy of the rows in neighbour order (gpu/bfs.py's row_copy),
+# planned where it fits (the SSSP sorts the graph's rows by weight).
+BFS_ROW_COPY_BYTES = 2 * 4
 OFFSET_BYTES = 8  # per vertex
 # Device bytes per vertex of each kernel's state (gpu/bfs.py, gpu/sssp.py), its output included:
 BFS_STATE_BYTES = 4 * 1 / 8 + 4 + 4 + 8 + 4 + 4 + 4  # four bitmaps, two queues, prefix sums, parents (the
@@ -56,11 +61,13 @@ VALIDATION_CHUNK_TUPLE_BYTES = 36 + 12
 CONTEXT_BYTES = 640 << 20  # the CUDA context and the loaded modules: 0.51-0.55 GiB measured on an H100
 
 
-def device_memory_plan(scale, edgefactor):
-    """Device bytes of a run's phases, CUDA context apart: ``{"construction", "searches", "validation"}``."""
+def device_memory_plan(scale, edgefactor, bfs_row_copy=False):
+    """Device bytes of a run's phases, CUDA context apart: ``{"construction", "searches", "validation"}``; with
+    or without the BFS's copy of the rows."""
     num_vertices, num_tuples = 1 << scale, edgefactor << scale
     graph = num_tuples * GRAPH_BYTES + num_vertices * (OFFSET_BYTES + gpu_build.LABEL_TABLE_BYTES)
-    searches = graph + int(num_vertices * (BFS_STATE_BYTES + SSSP_STATE_BYTES))
+    searches = (graph + int(num_vertices * (BFS_STATE_BYTES + SSSP_STATE_BYTES))
+                + (num_tuples * BFS_ROW_COPY_BYTES if bfs_row_copy else 0))
     validation_chunk = min(num_tuples, TUPLE_CHUNK) * VALIDATION_CHUNK_TUPLE_BYTES
     return {
         "construction": gpu_build.build_memory_bytes(num_tuples, num_vertices, weighted=True, degree_ordered=True),
@@ -69,9 +76,9 @@ def device_memory_plan(scale, edgefactor):
     }
 
 
-def memory_estimate_bytes(scale, edgefactor):
+def memory_estimate_bytes(scale, edgefactor, bfs_row_copy=False):
     """Peak device bytes of a run at this SCALE and edgefactor: its largest phase plus the CUDA context."""
-    return max(device_memory_plan(scale, edgefactor).values()) + CONTEXT_BYTES
+    return max(device_memory_plan(scale, edgefactor, bfs_row_copy).values()) + CONTEXT_BYTES
 
 
 def host_memory_bytes(scale, edgefactor):
@@ -112,6 +119,7 @@ class Backend:
     def __init__(self):
         self._high_water = runtime.PoolHighWater()
         self._estimate = None  # set by check_memory
+        self._bfs_row_copy = True  # check_memory's plan: whether the BFS's copy of the rows fits
 
     def describe(self):
         """Facts for the report's extensions block; after `check_memory`, the device memory estimated and the
@@ -132,6 +140,7 @@ class Backend:
             facts["device_memory_peak_bytes"] = self._high_water.peak_bytes + outside_pool
             facts["device_memory_pool_peak_bytes"] = self._high_water.peak_bytes
             facts["device_memory_estimate_bytes"] = self._estimate
+            facts["bfs_row_copy"] = self._bfs_row_copy
         return facts
 
     def energy_devices(self):
@@ -142,12 +151,14 @@ class Backend:
         """Refuse, before anything is generated, a run whose device or host memory would not suffice.
 
         The context already holds its memory when this runs, so the device
-        need compared with free memory leaves the context out. Starts the
-        high-water measurement reported by `describe`.
+        need compared with free memory leaves the context out. The BFS's
+        copy of the rows is planned where it fits (`kernel_options`). Starts
+        the high-water measurement reported by `describe`.
         """
-        estimate = memory_estimate_bytes(scale, edgefactor)
-        needed = estimate - CONTEXT_BYTES
         free = free_device_bytes()
+        self._bfs_row_copy = memory_estimate_bytes(scale, edgefactor, bfs_row_copy=True) - CONTEXT_BYTES <= free
+        estimate = memory_estimate_bytes(scale, edgefactor, self._bfs_row_copy)
+        needed = estimate - CONTEXT_BYTES
         host_needed, host_available = host_memory_bytes(scale, edgefactor), available_memory_bytes()
         short = []
         if needed > free:
@@ -162,6 +173,11 @@ class Backend:
                 f"(the largest SCALE that fits here is {largest})")
         self._high_water.start()
         self._estimate = estimate
+
+    def kernel_options(self, kernel_class):
+        """Constructor options of the memory plan: the BFS's ``row_copy`` where `check_memory` found room."""
+        accepted = inspect.signature(kernel_class.__init__).parameters
+        return {"row_copy": self._bfs_row_copy} if "row_copy" in accepted else {}
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """The reference's edge list ``(src, dst, weights)`` in mapped host memory; ``progress(n)`` is told of

@@ -10,7 +10,7 @@
 #define SCANNED_VERTICES 4  // bottom-up: unvisited vertices that read their neighbours
 #define SCANNED_EDGES 5     // bottom-up: neighbours read
 #define LEVELS_DONE 6       // top_down_small_levels: the levels it expanded
-#define EXPLORED_EDGES 7    // top_down_small_levels: the edges of the frontiers it made
+#define UNEXPLORED_EDGES 7  // top_down_small_levels: edges of the vertices never in a frontier, after its last
 #define NUM_COUNTERS 8
 
 #define THREADS BLOCK_THREADS
@@ -42,22 +42,23 @@ struct LevelTally : BlockTally<NUM_COUNTERS> {
 };
 
 // Start a search from input_root (under the graph's labels through new_label, unless null):
-// parents -1 but the root's, visited = the vertices that are never searched (no edges, or
-// past N) plus the root, the queue = [root]. Only parents [0, filled_vertices) are written
-// (a degree-ordered graph's vertices without edges, [filled_vertices, N), are never read).
+// the root its own parent, parents [0, cleared_parents) -1 but the root's, visited = the
+// vertices that are never searched (no edges, or past N) plus the root, the queue = [root].
+// A degree-ordered graph's search clears no parent: parents_to_input_labels reads the parent
+// of a visited vertex only.
 extern "C" __global__ void __launch_bounds__(THREADS)
-start_search(int input_root, const int* __restrict__ new_label, i64 filled_vertices, int num_words,
+start_search(int input_root, const int* __restrict__ new_label, i64 cleared_parents, int num_words,
              const u32* __restrict__ never_searched, const i64* __restrict__ offsets, u32 hub_degree,
              int* __restrict__ parent, u32* __restrict__ visited, int* __restrict__ queue, u64* __restrict__ counters) {
     const int root = (int)renamed(new_label, input_root);
     const i64 stride = (i64)gridDim.x * THREADS;
-    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < filled_vertices; v += stride)
+    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < cleared_parents; v += stride)
         parent[v] = v == root ? root : -1;
     for (i64 w = blockIdx.x * (i64)THREADS + threadIdx.x; w < num_words; w += stride)
         visited[w] = never_searched[w] | (w == (root >> 5) ? 1u << (root & 31) : 0u);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         const u32 degree = degree_of(offsets, root);
-        if (root >= filled_vertices) parent[root] = root;
+        if (root >= cleared_parents) parent[root] = root;
         queue[0] = root;
         for (int k = 0; k < NUM_COUNTERS; ++k) counters[k] = 0;
         counters[FRONTIER_SIZE] = 1;
@@ -91,18 +92,31 @@ top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end,
     tally.add_to(counters);
 }
 
+// The switching rule of bfs.py (beamer_direction's top-down case, or hub-share) as the host
+// evaluates it: bottom-up when the frontier holds at least min_bottom_up_size vertices and
+// more than unexplored / alpha edges (alpha 0: never), or more than max_hubs hubs.
+__device__ __forceinline__ bool bottom_up_wanted(u64 size, u64 edges, u64 hubs, u64 unexplored, double alpha,
+                                                 double min_bottom_up_size, u64 max_hubs) {
+    return (alpha > 0 && (double)size >= min_bottom_up_size && (double)edges > (double)unexplored / alpha)
+           || hubs > max_hubs;
+}
+
 // Top-down levels of a small frontier in one block, with no host round trip between them.
-// The frontier is `queue`, its size, edges and hubs in the counters (as the last level or
-// start_search left them). While it holds at most SMALL_FRONTIER vertices and max_edges
-// edges, for at most max_levels levels: stage its vertices and the prefix sums of their
-// degrees in shared memory, claim the neighbours as top_down_expand does (each thread takes
-// edges THREADS apart, finding its vertex by binary search), append them to the other queue
-// and swap. The counters then hold the last frontier's size, edges and hubs, LEVELS_DONE and
-// EXPLORED_EDGES (the frontier is in `queue` after an even number of levels); the bottom-up
-// counters are zeroed.
+// The frontier is `queue`, its size, edges and hubs in the counters (as start_search, the last
+// level or a top-down expansion launched just before left them); `unexplored` counts the edges
+// of the vertices never in a frontier, this one's included. While the frontier holds at most
+// SMALL_FRONTIER vertices and max_edges edges, bottom_up_wanted says no (from level ruled_from
+// on: 1 where the host has chosen the first level, 0 where it launched this blind), and for at
+// most max_levels levels: stage its vertices and the prefix sums of their degrees in shared memory,
+// claim the neighbours as top_down_expand does (each thread takes edges THREADS apart, finding
+// its vertex by binary search), append them to the other queue and swap. The counters then
+// hold the last frontier's size, edges and hubs, LEVELS_DONE and UNEXPLORED_EDGES (the frontier
+// is in `queue` after an even number of levels); the bottom-up counters are zeroed. A frontier
+// it does not take (zero levels) is left as it came, so the host may launch it blind.
 extern "C" __global__ void __launch_bounds__(THREADS)
 top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, const i64* __restrict__ offsets,
                       const int* __restrict__ neighbors, u32 hub_degree, u64 max_edges, int max_levels,
+                      u64 unexplored, int ruled_from, double alpha, double min_bottom_up_size, u64 max_hubs,
                       u32* __restrict__ visited, int* __restrict__ parent, u64* __restrict__ counters) {
     __shared__ u64 edge_end[SMALL_FRONTIER];
     __shared__ i64 row_begin[SMALL_FRONTIER];
@@ -110,9 +124,11 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
     __shared__ u64 total, next_edges, next_hubs;
     __shared__ u32 next_size;
     u64 size = counters[FRONTIER_SIZE], edges = counters[FRONTIER_EDGES], hubs = counters[FRONTIER_HUBS];
-    u64 explored = 0;
+    unexplored -= edges;
     int levels = 0;
-    while (size && size <= SMALL_FRONTIER && edges <= max_edges && levels < max_levels) {
+    while (size && size <= SMALL_FRONTIER && edges <= max_edges && levels < max_levels
+           && (levels < ruled_from
+               || !bottom_up_wanted(size, edges, hubs, unexplored, alpha, min_bottom_up_size, max_hubs))) {
         u64 degree_sums[SMALL_ITEMS], running = 0;
         for (int k = 0; k < SMALL_ITEMS; ++k) {
             const int i = threadIdx.x * SMALL_ITEMS + k;
@@ -158,7 +174,7 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
         size = next_size;
         edges = next_edges;
         hubs = next_hubs;
-        explored += edges;
+        unexplored -= edges;
         int* const swapped = queue;
         queue = other_queue;
         other_queue = swapped;
@@ -171,7 +187,7 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
         counters[FRONTIER_HUBS] = hubs;
         counters[LONG_QUEUE_SIZE] = counters[SCANNED_VERTICES] = counters[SCANNED_EDGES] = 0;
         counters[LEVELS_DONE] = levels;
-        counters[EXPLORED_EDGES] = explored;
+        counters[UNEXPLORED_EDGES] = unexplored;
     }
 }
 
@@ -316,34 +332,35 @@ bitmap_to_queue(const u32* __restrict__ bitmap, int num_words, const u64* __rest
 }
 
 // A degree-ordered graph's search ends here: the parents under the input's labels, for
-// input label v: original[v] = order[parent[new_label[v]]] (-1 kept). A gather, so the
-// writes are coalesced (scattering through order wrote 4 bytes at random per vertex: 3.5x
-// slower at SCALE 26). The random reads are of parent, so a vertex without edges (label
-// >= filled_vertices: -1 unless it is the root) skips it, and each thread maps
+// input label v: original[v] = order[parent[new_label[v]]], -1 where the search never reached
+// new_label[v] (its visited bit clear, or a vertex without edges: label >= filled_vertices,
+// unless it is the root), so that the search writes no -1. A gather, so the writes are
+// coalesced (scattering through order wrote 4 bytes at random per vertex: 3.5x slower at
+// SCALE 26). The random reads are of parent (visited is a few MiB, in L2); each thread maps
 // REMAP_VERTICES consecutive vertices, so that their independent loads are in flight together.
 #define REMAP_VERTICES 4
 
 __device__ __forceinline__ int input_parent(int x, i64 filled_vertices, int root, const int* __restrict__ order,
-                                            const int* __restrict__ parent) {
-    const int p = x < filled_vertices ? parent[x] : (x == root ? root : -1);
+                                            const u32* __restrict__ visited, const int* __restrict__ parent) {
+    const int p = x < filled_vertices ? (test_bit(visited, x) ? parent[x] : -1) : (x == root ? root : -1);
     return p >= 0 ? order[p] : -1;
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 parents_to_input_labels(i64 num_vertices, i64 filled_vertices, int input_root, const int* __restrict__ order,
-                        const int* __restrict__ new_label, const int* __restrict__ parent,
-                        int* __restrict__ original) {
+                        const int* __restrict__ new_label, const u32* __restrict__ visited,
+                        const int* __restrict__ parent, int* __restrict__ original) {
     const int root = new_label[input_root];
     const i64 first = (blockIdx.x * (i64)THREADS + threadIdx.x) * REMAP_VERTICES;
     if (first + REMAP_VERTICES <= num_vertices) {
         const int4 x = *reinterpret_cast<const int4*>(&new_label[first]);
         *reinterpret_cast<int4*>(&original[first]) =
-            make_int4(input_parent(x.x, filled_vertices, root, order, parent),
-                      input_parent(x.y, filled_vertices, root, order, parent),
-                      input_parent(x.z, filled_vertices, root, order, parent),
-                      input_parent(x.w, filled_vertices, root, order, parent));
+            make_int4(input_parent(x.x, filled_vertices, root, order, visited, parent),
+                      input_parent(x.y, filled_vertices, root, order, visited, parent),
+                      input_parent(x.z, filled_vertices, root, order, visited, parent),
+                      input_parent(x.w, filled_vertices, root, order, visited, parent));
     } else {
         for (i64 v = first; v < num_vertices; ++v)
-            original[v] = input_parent(new_label[v], filled_vertices, root, order, parent);
+            original[v] = input_parent(new_label[v], filled_vertices, root, order, visited, parent);
     }
 }

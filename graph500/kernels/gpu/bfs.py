@@ -26,10 +26,10 @@ word of the visited bitmap; each unvisited vertex's lane first tests its
 strongest neighbour (of largest degree, found once at construction:
 ``strongest_first``), then reads its neighbours, a few at a time, and stops
 at the first in the frontier (early exit). At the level where the frontier
-holds the hubs, most vertices are found by that one test instead of reading
-their row until a frontier neighbour comes up (the rows are in no useful
-order: SSSP's construction sorts them by weight). The warp owns the
-word, so visited and the next frontier's word are written without atomics.
+holds the hubs, most vertices are found by that one test; the others read
+their row, which lists the hubs first (rows in neighbour order, see below).
+The warp owns the word, so visited and the next frontier's word are written
+without atomics.
 A vertex with more than ``short_scan`` neighbours left unread goes to a
 queue that a second kernel works through one warp per vertex, 32 neighbours
 at a time. Vertices without edges are marked visited once and for all at
@@ -46,12 +46,24 @@ the bottom-up levels run twice as fast at SCALE 26 on an H100 (1.14 and
 ``order[parent[new_label[v]]]``, inside the timed search (scattering through
 ``order`` instead cost 1.8 ms at SCALE 26: 4-byte writes at random). The
 gather's cost is its random reads of ``parent``: a vertex without edges
-(label ``>= filled``, the first label past the last vertex with edges) takes
--1 without that read, and ``start_search`` writes -1 only into ``[0,
-filled)``; each thread maps 4 consecutive vertices (their loads in flight
-together). At SCALE 24 the gather moves 2.4 TB/s (81% of the copy rate,
-Nsight Compute); the search got 1.12x faster at SCALE 26 with it (3 pairs
-of processes, benchmarks/gpu_trees.py).
+(label ``>= filled``, the first label past the last vertex with edges) or
+whose visited bit is clear takes -1 without that read, so the search writes
+no -1 into ``parent`` at all; each thread maps 4 consecutive vertices (their
+loads in flight together). At SCALE 24 the gather moves 2.4 TB/s (81% of the
+copy rate, Nsight Compute); the search got 1.12x faster at SCALE 26 with it
+(3 pairs of processes, benchmarks/gpu_trees.py).
+
+Rows in neighbour order (``row_copy``): the SSSP's construction sorts the
+graph's rows by weight, in place (``gpu/sssp.py``); the BFS keeps its own
+copy of the neighbours as kernel 1 left them, sorted by label, which on a
+degree-ordered graph lists each row's hubs first: a bottom-up scan meets a
+frontier hub sooner, and a top-down expansion's neighbouring threads claim
+nearby bits and parents. 4 bytes per directed entry (8.6 GB at SCALE 26);
+the run's memory plan makes it only where it fits (``Backend.check_memory``;
+not at SCALE 28 on a 141 GB H200). Measured at SCALE 26 (64 keys, one
+process, the SSSP constructed): searches on the copy 1.058x faster than on
+the weight-sorted rows, the slowest keys' hub level 1.5-1.7 -> 1.1-1.3 ms.
+A graph whose rows the SSSP has sorted already is searched as it is.
 
 Direction changes: top-down to bottom-up sets the queue's bits in a cleared
 bitmap; bottom-up to top-down compacts the frontier bitmap into a queue
@@ -81,8 +93,10 @@ Switching rules (``switch_rule``):
 Host work per level: one reset of the counters, the level's kernels, and one
 copy of eight 64-bit counters to pinned host memory (frontier size, its
 edges, its hubs, long-queue size, vertices and edges scanned bottom-up,
-levels and edges of the one-block levels below), which is the level's only
-synchronisation. No Python loop touches vertices or edges.
+levels done and edges unexplored by the one-block levels below), which is
+the level's only synchronisation. No Python loop touches vertices or edges.
+At SCALE 26 these round trips cost some 30 us each (CUDA events around every
+step, 64 keys): 0.25 ms of a 2.4 ms search, next to 0.35 ms for the gather.
 
 Small frontiers (``top_down_small_levels``): the first levels from the root
 and the last ones of the tail hold a few vertices, and a grid-wide level
@@ -94,7 +108,12 @@ and goes on, level after level, while the frontier stays that small: one
 launch and one round trip for the lot. Interleaved against every level on
 the grid (gpu_variants.py, 3 rounds of 32 keys, H100): 1.11x, 1.17x, 1.10x,
 1.01x at SCALE 20, 22, 24, 26 (small_edges 1024 and 16384 within 0.05 of
-4096).
+4096). The kernel also runs unasked right after ``start_search`` and after
+every grid-wide top-down level, before the host has read the counters: it
+takes the frontier only if the host would have (small enough, and the
+switching rule, evaluated on the device as the host does, keeps it
+top-down), else leaves it as it is; so the round trip between the root's
+level or the tail's last grid level and the small levels is gone.
 
 Data structures (N vertices, W = ceil(N / 32) words): ``parent`` int32 (the
 output, -1 unreached); bitmaps ``visited``, ``frontier``, ``next_frontier``
@@ -102,14 +121,16 @@ and ``never_searched`` (W uint32 each); two queues of vertices (int32, N
 each; a bottom-up level borrows the idle one as its long queue); prefix sums
 (uint64, N); each vertex's strongest neighbour (int32, N); for a
 degree-ordered graph, the search's parents under its labels (int32, N; only
-``[0, filled)`` written).
+reached vertices' written); with ``row_copy``, the neighbours (int32, one
+per directed entry).
 
 Tunables (constructor arguments): ``alpha`` (ALPHA), ``beta`` (BETA),
 ``gamma`` (GAMMA; 0: no frontier-size guard), ``switch_rule``, ``hub_share`` (HUB_SHARE), ``hub_degree`` (HUB_DEGREE),
 ``short_scan`` (SHORT_SCAN: neighbours a bottom-up thread reads before its
 vertex goes to the warp-per-vertex pass), ``small_edges`` (SMALL_EDGES: the
 most edges of a frontier the one-block levels take; 0: none), ``strongest_first`` (test the
-strongest neighbour first; its array is 4 bytes a vertex), ``trace`` (time
+strongest neighbour first; its array is 4 bytes a vertex), ``row_copy`` (search a copy of the rows in
+neighbour order when the graph's are so at construction), ``trace`` (time
 each level with CUDA events and keep ``self.trace``; off for timed runs; the
 one-block levels then go one level a launch).
 """
@@ -138,9 +159,10 @@ REMAP_VERTICES = 4  # bfs.cu's REMAP_VERTICES
 EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
 # bfs.cu's counters
 (FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS, LONG_QUEUE_SIZE, SCANNED_VERTICES, SCANNED_EDGES, LEVELS_DONE,
- EXPLORED_EDGES) = range(8)
+ UNEXPLORED_EDGES) = range(8)
 NUM_COUNTERS = 8
 SMALL_FRONTIER = 256 * 8  # bfs.cu's SMALL_FRONTIER
+NO_HUB_BOUND = 2**64 - 1
 
 
 def _kernel(name):
@@ -156,7 +178,7 @@ class LevelSynchronousBFS:
 
     def __init__(self, graph, *, alpha=ALPHA, beta=BETA, gamma=GAMMA, switch_rule="beamer", hub_share=HUB_SHARE,
                  hub_degree=HUB_DEGREE, short_scan=SHORT_SCAN, small_edges=SMALL_EDGES, strongest_first=True,
-                 trace=False):
+                 row_copy=True, trace=False):
         if switch_rule not in SWITCH_RULES:
             raise ValueError(f"switch_rule must be one of {SWITCH_RULES}, not {switch_rule!r}")
         self.graph = graph
@@ -175,9 +197,12 @@ class LevelSynchronousBFS:
         # parents a search writes -1 into, [0, filled): past the last vertex with edges, when the search maps
         # its parents back to the input's labels (degree-ordered graphs put the vertices without edges last)
         self._filled_vertices = filled_vertices(graph)
+        self._filled_words = (self._filled_vertices + 31) // 32  # the bitmaps' words that hold vertices with edges
         # hubs, for the hub-share rule only (a whole-array count compiles a kernel of its own at large sizes)
         self._num_hubs = int(cupy.count_nonzero(degrees >= self.hub_degree)) if switch_rule == "hub-share" else 0
         del degrees
+        # the rows searched: a copy of the graph's in neighbour order, or the graph's as they are
+        self._neighbors = graph.neighbors.copy() if row_copy and not graph.rows_by_weight else graph.neighbors
         self._visited = cupy.empty(self._num_words, dtype=np.uint32)
         self._frontier = cupy.empty(self._num_words, dtype=np.uint32)
         self._next_frontier = cupy.empty(self._num_words, dtype=np.uint32)
@@ -187,8 +212,12 @@ class LevelSynchronousBFS:
         self._row_end = graph.offsets[1:]
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
         self._parent = None if graph.order is None else cupy.empty(n, dtype=np.int32)  # under the graph's labels
-        self._strongest = strongest_neighbours(graph.offsets, graph.neighbors) if strongest_first else runtime.NULL
-        self._scan_grid = runtime.persistent_blocks(_kernel("bottom_up_scan"), THREADS, self._num_words * 32)
+        self._strongest = strongest_neighbours(graph.offsets, self._neighbors) if strongest_first else runtime.NULL
+        self._scan_grid = runtime.persistent_blocks(_kernel("bottom_up_scan"), THREADS, self._filled_words * 32)
+        self._small_rule = self._small_levels_rule()
+        # the one-block levels follow start_search and each grid-wide top-down level unasked (they take the
+        # frontier only where the host would have given it to them), saving that level's host round trip
+        self._small_levels_follow = self.small_edges > 0 and self.directions != BOTTOM_UP and not trace
         self._long_grid = runtime.persistent_blocks(_kernel("bottom_up_long"), THREADS)
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
@@ -200,16 +229,17 @@ class LevelSynchronousBFS:
         parent = self._parent if renumbered else cupy.empty(graph.num_vertices, dtype=np.int32)
         start = _kernel("start_search")
         start((runtime.persistent_blocks(start, THREADS, self._filled_vertices),), (THREADS,),
-              (i32(root), runtime.pointer_or_null(graph.new_label), i64(self._filled_vertices),
+              (i32(root), runtime.pointer_or_null(graph.new_label), i64(0 if renumbered else graph.num_vertices),
                i32(self._num_words), self._never_searched, graph.offsets, u32(self.hub_degree), parent,
                self._visited, self._queue, self._counters.device))
-        counts = self._counters.read()
-        size, edges, hubs = (int(counts[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS))
-        unexplored = graph.num_edges - edges
+        unexplored = graph.num_edges  # edges of the vertices never in a frontier, before the counters' frontier
+        small = self._small_levels_follow
+        if small:
+            self._small_top_down_levels(parent, unexplored, chosen=False)
         direction = self.directions or TOP_DOWN
+        previous_size, size, edges, hubs, unexplored = self._level_counts(0, small, unexplored)
         if direction == BOTTOM_UP:
             self._queue_to_bitmap(size)
-        previous_size = 0
         self.trace = []
         while size:
             wanted = self._choose_direction(direction, size, edges, hubs, unexplored, previous_size)
@@ -222,24 +252,32 @@ class LevelSynchronousBFS:
             events = _level_events() if self.record_trace else None
             small = direction == TOP_DOWN and size <= SMALL_FRONTIER and edges <= self.small_edges
             if small:
-                self._small_top_down_levels(parent)
+                self._small_top_down_levels(parent, unexplored + edges, chosen=True)
             else:
                 self._counters.reset()
                 if direction == TOP_DOWN:
                     self._top_down_level(parent, size, edges)
+                    small = self._small_levels_follow
+                    if small:
+                        self._small_top_down_levels(parent, unexplored, chosen=False)
                 else:
                     self._bottom_up_level(parent)
             if events:
                 events[1].record()
-            counts = self._counters.read()
-            if small and counts[LEVELS_DONE] % 2:
-                self._queue, self._next_queue = self._next_queue, self._queue
+            previous_size, size, edges, hubs, unexplored = self._level_counts(size, small, unexplored)
             if events:
-                self.trace.append(_trace_entry(direction, size, counts, events))
-            previous_size = size
-            size, edges, hubs = (int(counts[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS))
-            unexplored -= int(counts[EXPLORED_EDGES]) if small else edges
+                self.trace.append(_trace_entry(direction, previous_size, self._counters.host, events))
         return self._to_input_labels(parent, root) if renumbered else parent
+
+    def _level_counts(self, size, small, unexplored):
+        """After a level (or start_search): ``(size, next size, its edges, its hubs, unexplored edges)`` from
+        the counters, read once; ``small``: the one-block levels ran last (an odd number of them leaves the
+        frontier in the other queue)."""
+        counts = self._counters.read()
+        if small and counts[LEVELS_DONE] % 2:
+            self._queue, self._next_queue = self._next_queue, self._queue
+        next_size, edges, hubs = (int(counts[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS))
+        return size, next_size, edges, hubs, int(counts[UNEXPLORED_EDGES]) if small else unexplored - edges
 
     def _to_input_labels(self, parent, input_root):
         """The parents of a degree-ordered graph's search under the input's labels (a new array)."""
@@ -248,7 +286,7 @@ class LevelSynchronousBFS:
         original = cupy.empty(n, dtype=np.int32)
         _kernel("parents_to_input_labels")(
             (runtime.blocks_for(n, THREADS * REMAP_VERTICES),), (THREADS,),
-            (i64(n), i64(self._filled_vertices), i32(input_root), graph.order, graph.new_label,
+            (i64(n), i64(self._filled_vertices), i32(input_root), graph.order, graph.new_label, self._visited,
              parent, original))
         return original
 
@@ -268,31 +306,45 @@ class LevelSynchronousBFS:
                                                                     self._row_end, edges)
             _kernel("top_down_expand")(
                 (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
-                (self._queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, graph.neighbors,
+                (self._queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, self._neighbors,
                  u32(self.hub_degree), self._visited, parent, self._next_queue, self._counters.device))
         self._queue, self._next_queue = self._next_queue, self._queue
 
-    def _small_top_down_levels(self, parent):
-        """Top-down levels in one block while the frontier is small (one level when tracing): the counters then
-        hold the last frontier's counts and the levels done (an odd number leaves it in the other queue)."""
+    def _small_top_down_levels(self, parent, unexplored, chosen):
+        """Top-down levels in one block while the frontier is small and the switching rule keeps it top-down
+        (one level when tracing); ``unexplored``: edges of the vertices never in a frontier, the counters'
+        frontier included; ``chosen``: the host chose the first level's direction (at a switch from
+        bottom-up, by Beamer's other rule), else the kernel asks the rule from the first level on. The
+        counters then hold the last frontier's counts, the levels done and the unexplored edges."""
         graph = self.graph
+        alpha, min_bottom_up_size, max_hubs = self._small_rule
         _kernel("top_down_small_levels")(
             (1,), (THREADS,),
-            (self._queue, self._next_queue, graph.offsets, graph.neighbors, u32(self.hub_degree),
-             u64(self.small_edges), i32(1 if self.record_trace else SMALL_MAX_LEVELS), self._visited, parent,
+            (self._queue, self._next_queue, graph.offsets, self._neighbors, u32(self.hub_degree),
+             u64(self.small_edges), i32(1 if self.record_trace else SMALL_MAX_LEVELS), u64(unexplored),
+             i32(1 if chosen else 0), np.float64(alpha), np.float64(min_bottom_up_size), u64(max_hubs), self._visited, parent,
              self._counters.device))
+
+    def _small_levels_rule(self):
+        """``(alpha, min_bottom_up_size, max_hubs)``: `_choose_direction`'s top-down case for bfs.cu's
+        bottom_up_wanted (alpha 0: never by Beamer's rule)."""
+        if self.directions == TOP_DOWN:
+            return 0.0, 0.0, NO_HUB_BOUND
+        if self.switch_rule == "hub-share":
+            return 0.0, 0.0, int(self.hub_share * self._num_hubs)
+        return self.alpha, self._min_bottom_up_frontier, NO_HUB_BOUND
 
     def _bottom_up_level(self, parent):
         graph = self.graph
         long_queue = self._next_queue  # idle while bottom-up
         _kernel("bottom_up_scan")(
             (self._scan_grid,), (THREADS,),
-            (i32(self._num_words), graph.offsets, graph.neighbors, self._strongest, self._frontier,
+            (i32(self._filled_words), graph.offsets, self._neighbors, self._strongest, self._frontier,
              u32(self.short_scan), u32(self.hub_degree), self._visited, self._next_frontier, parent, long_queue,
              self._counters.device))
         _kernel("bottom_up_long")(
             (self._long_grid,), (THREADS,),
-            (long_queue, graph.offsets, graph.neighbors, self._frontier, u32(self.short_scan), u32(self.hub_degree),
+            (long_queue, graph.offsets, self._neighbors, self._frontier, u32(self.short_scan), u32(self.hub_degree),
              self._visited, self._next_frontier, parent, self._counters.device))
         self._frontier, self._next_frontier = self._next_frontier, self._frontier
 
@@ -305,8 +357,8 @@ class LevelSynchronousBFS:
 
     def _bitmap_to_queue(self):
         """Bottom-up to top-down: the frontier bitmap becomes a sorted queue."""
-        word_end = self._prefix_sums.of_populations(self._frontier, self._num_words)
-        bitmap_to_queue(self._frontier, self._num_words, word_end, self._queue)
+        word_end = self._prefix_sums.of_populations(self._frontier, self._filled_words)
+        bitmap_to_queue(self._frontier, self._filled_words, word_end, self._queue)
 
 
 def bitmap_to_queue(bitmap_words, num_words, word_end, queue):

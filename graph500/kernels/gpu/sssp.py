@@ -61,12 +61,11 @@ The rows are sorted by weight once, at construction (charged to kernel 1):
 ``sort_rows_by_weight`` sorts every row of the graph *in place* (neighbours
 with their weights), so the light edges (weight <= delta) come first and
 ``light_end`` records where the heavy ones begin. The graph stays the same
-graph, but its rows are no longer sorted by neighbour: no extra copy of the
-edges, which SCALE 27 on an H100 could not hold. The BFS, whose bottom-up
-scan finds a parent sooner in rows that list the hubs first, tests each
-vertex's strongest neighbour first and loses little on these rows (SCALE 26,
-64 keys, three process pairs: 0.98x; its slowest keys, whose hub level
-scans rows for a frontier neighbour, 0.4 ms slower).
+graph, but its rows are no longer sorted by neighbour (``rows_by_weight``
+says so): no extra copy of the edges and weights. The BFS, whose bottom-up
+scan finds a parent sooner in rows that list the hubs first, keeps its own
+copy of the neighbours in label order where memory allows (``gpu/bfs.py``:
+on the weight-sorted rows it was 1.058x slower at SCALE 26).
 
 A degree-ordered graph (the backend's kernel 1, ``graph.order`` set) is
 searched under its own labels: ``start_search`` translates the root, and
@@ -185,6 +184,7 @@ def sort_rows_by_weight(graph, entries_per_sort=SORT_ENTRIES):
                (i64(end - first), order, i64(first), graph.neighbors, graph.weights, *sorted_entries))
         for array, sorted_array in zip((graph.neighbors, graph.weights), sorted_entries):
             array[first:end].data.copy_from_device_async(sorted_array.data, sorted_array.nbytes)
+    graph.rows_by_weight = True
 
 
 def delta_for(max_degree, delta_scale=DELTA_SCALE):
