@@ -2,7 +2,7 @@
 bottom-up bandwidth.
 
     PYTHONPATH=. python benchmarks/gpu.py [--scales 20 22 24 26] [--roots 64] [--sssp default delta=0.1,tail_edges=inf]
-                                          [--json PATH] [--profile]
+                                          [--json PATH] [--profile [kernel|application]]
 
 For each SCALE (edgefactor 16, seeds 2 and 3, the reference's search keys):
 generate on the GPU (edges and weights per second), build the weighted CSR
@@ -26,7 +26,8 @@ time, against the device-to-device copy bandwidth measured in the same run
 With ``--profile``, then, per SCALE, the per-kernel profile of the default
 BFS and SSSP under Nsight Compute (``gpu_profile.py``): each kernel's share
 of a search's time, its DRAM bytes/s against the copy bandwidth, L2 hit rate
-and occupancy, and the time between kernels.
+and occupancy, and the time between kernels (``--profile application``
+replays whole runs instead of each launch: far faster at SCALE 26).
 """
 
 import argparse
@@ -189,9 +190,10 @@ def main():
     parser.add_argument("--trace", action="store_true",
                         help="print the direction-optimizing BFS levels and the SSSP phases of one search")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
-    parser.add_argument("--profile", action="store_true",
+    parser.add_argument("--profile", nargs="?", const="kernel", choices=gpu_profile.REPLAY_MODES,
                         help="then the per-kernel profile of the default BFS and SSSP under Nsight Compute "
-                             "(gpu_profile.py; ncu on the PATH or at its usual place)")
+                             "(gpu_profile.py; ncu on the PATH or at its usual place), with its replay mode "
+                             "(default kernel; application for SCALE 26)")
     args = parser.parse_args()
     bandwidth = copy_bandwidth()
     print(f"device: {Backend().describe()['device']}; copy bandwidth {bandwidth / 1e9:.0f} GB/s (read + write)",
@@ -205,7 +207,7 @@ def main():
     if args.profile:
         with tempfile.TemporaryDirectory() as workdir:
             gpu_profile.profile(args.scales, gpu_profile.SEARCHES, gpu_profile.PROFILED_SEARCHES,
-                                gpu_profile.find_ncu(), workdir)
+                                gpu_profile.find_ncu(), workdir, args.profile)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Where a GPU search's time goes: a per-kernel profile under Nsight Compute, against the copy bandwidth.
 
     PYTHONPATH=. python benchmarks/gpu_profile.py [--scales 24 26] [--roots 4] [--searches bfs sssp]
-                                                  [--ncu PATH] [--workdir DIR]
+                                                  [--replay kernel|application] [--ncu PATH] [--workdir DIR]
 
 (``benchmarks/gpu.py --profile`` prints the same tables after its own.)
 
@@ -10,8 +10,9 @@ For each SCALE (edgefactor 16, seeds 2 and 3, the reference's first
 run constructs them on the backend's kernel 1), two child processes of this
 script build the graph and the kernel and run one untimed search, then:
 
-1. the plain child times each search with CUDA events (as a run times it)
-   and measures the device-to-device copy bandwidth (bytes read plus bytes
+1. the plain child times each search with CUDA events (as a run times it),
+   each key TIMED_REPEATS times (one search of a key just after the
+   warm-up can catch the clocks still rising from idle), and measures the device-to-device copy bandwidth (bytes read plus bytes
    written, ``gpu.copy_bandwidth``);
 2. the profiled child runs the same searches between ``cudaProfilerStart``
    and ``cudaProfilerStop`` under ``ncu --profile-from-start off
@@ -31,10 +32,20 @@ that rate against the copy bandwidth, its L2 hit rate and occupancy
 time no kernel accounts for: launch gaps and the host's round trips (one
 per level: the copy of the level's counters).
 
-Cost: the replay saves and restores the memory each kernel writes, so a
-profiled search takes far longer than a timed one (on an H100, 2 BFS
-searches at SCALE 24 took 150 s in all, SCALE 20's BFS and SSSP 130 s):
-keep ``--roots`` small at large SCALEs.
+Cost: Nsight Compute needs several passes per kernel for these metrics.
+With ``--replay kernel`` (the default) it replays each launch, saving and
+restoring the device memory the kernel can write, so a profiled search
+takes far longer than a timed one (on an H100, 2 BFS searches at SCALE 24
+took 150 s in all, SCALE 20's BFS and SSSP 130 s; SCALE 24's BFS and SSSP
+and a part of SCALE 26's BFS did not finish in 580 s with one key each).
+``--replay application`` runs the whole profiled child once per pass
+instead (the graph is generated and built each time: some 15 s at SCALE
+26) and matches the launches of the passes by kernel name and grid; it
+needs the same launches in every pass: the BFS makes them (its levels'
+sizes do not depend on timing; SCALE 26's BFS profiled in 60 s), the SSSP
+does not (its light iterations' frontiers do: Nsight Compute stops with
+"Unexpected number of profiled kernels"), so profile the SSSP by kernel
+replay at SCALE 24 or below. Keep ``--roots`` small at large SCALEs.
 """
 
 import argparse
@@ -62,6 +73,8 @@ METRICS = {  # Nsight Compute metric -> the name used here
     "lts__t_sector_hit_rate.pct": "l2_hit",
     "sm__warps_active.avg.pct_of_peak_sustained_active": "occupancy",
 }
+REPLAY_MODES = ("kernel", "application")
+TIMED_REPEATS = 5  # timed searches of each key in the plain child
 NCU_DEFAULT = "/opt/nvidia/nsight-compute/2025.3.1/ncu"
 
 
@@ -91,20 +104,21 @@ def child(scale, search, num_roots, output, profiled):
                 kernel.search(root)
             cupy.cuda.get_current_stream().synchronize()
     else:
-        result["seconds"] = [backend.timed(kernel.search, root)[1] for root in roots]
+        result["seconds"] = [backend.timed(kernel.search, root)[1] for root in roots for _ in range(TIMED_REPEATS)]
         result["copy_bytes_per_second"] = copy_bandwidth()
     Path(output).write_text(json.dumps(result))
 
 
-def run_child(arguments, ncu=None, report=None):
+def run_child(arguments, ncu=None, report=None, replay="kernel"):
     command = [sys.executable, __file__, "--child", *arguments]
     if ncu:
         command = [ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "none",
-                   "--metrics", ",".join(METRICS),
+                   "--replay-mode", replay, "--metrics", ",".join(METRICS),
                    "--force-overwrite", "--export", str(report), *command]
     completed = subprocess.run(command, capture_output=True, text=True)
     if completed.returncode:
-        raise SystemExit(f"{' '.join(command[:6])}...: exit {completed.returncode}\n{completed.stderr[-3000:]}")
+        raise SystemExit(f"{' '.join(command[:6])}...: exit {completed.returncode}\n{completed.stdout[-2000:]}"
+                         f"\n{completed.stderr[-3000:]}")
 
 
 def ncu_launches(ncu, report):
@@ -159,7 +173,7 @@ def profile_table(launches, search_seconds, num_searches, bandwidth):
 HEADERS = ["kernel", "launches/search", "ms/search", "share", "DRAM GB/s", "of copy", "L2 hit %", "occupancy %"]
 
 
-def profile(scales, searches, num_roots, ncu, workdir):
+def profile(scales, searches, num_roots, ncu, workdir, replay="kernel"):
     """Print and return the profile tables: ``{(scale, search): {"search_seconds", "copy_bytes_per_second",
     "rows"}}``."""
     results = {}
@@ -168,12 +182,12 @@ def profile(scales, searches, num_roots, ncu, workdir):
             arguments = ["--scales", str(scale), "--searches", search, "--roots", str(num_roots)]
             plain, report = Path(workdir) / "plain.json", Path(workdir) / f"s{scale}-{search}"
             run_child([*arguments, "--output", str(plain)])
-            run_child([*arguments, "--output", str(Path(workdir) / "profiled.json"), "--profiled"], ncu, report)
+            run_child([*arguments, "--output", str(Path(workdir) / "profiled.json"), "--profiled"], ncu, report, replay)
             timed = json.loads(plain.read_text())
             search_seconds = float(np.median(timed["seconds"]))
             rows = profile_table(ncu_launches(ncu, report.with_suffix(".ncu-rep")), search_seconds, num_roots,
                                  timed["copy_bytes_per_second"])
-            print(f"\nSCALE {scale}, {search}: {timed['device']}, {num_roots} searches, median "
+            print(f"\nSCALE {scale}, {search}: {timed['device']}, {num_roots} searches ({replay} replay), median "
                   f"{search_seconds * 1e3:.3f} ms a search, copy bandwidth "
                   f"{timed['copy_bytes_per_second'] / 1e9:.0f} GB/s (read + write)")
             print(tabulate(rows, headers=HEADERS, floatfmt=("", ".1f", ".3f", ".1%", ".0f", ".0%", ".1f", ".1f")),
@@ -195,6 +209,8 @@ def main():
     parser.add_argument("--scales", type=int, nargs="+", default=[24, 26])
     parser.add_argument("--searches", nargs="+", choices=SEARCHES, default=list(SEARCHES))
     parser.add_argument("--roots", type=int, default=PROFILED_SEARCHES)
+    parser.add_argument("--replay", choices=REPLAY_MODES, default="kernel",
+                        help="Nsight Compute's replay: each kernel launch, or the whole child once per pass")
     parser.add_argument("--ncu", help="the ncu program (default: on the PATH, or Nsight Compute's usual place)")
     parser.add_argument("--workdir", help="where the reports go (default: a temporary folder, removed)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -207,10 +223,10 @@ def main():
     ncu = find_ncu(args.ncu)
     if args.workdir:
         os.makedirs(args.workdir, exist_ok=True)
-        profile(args.scales, args.searches, args.roots, ncu, args.workdir)
+        profile(args.scales, args.searches, args.roots, ncu, args.workdir, args.replay)
     else:
         with tempfile.TemporaryDirectory() as workdir:
-            profile(args.scales, args.searches, args.roots, ncu, workdir)
+            profile(args.scales, args.searches, args.roots, ncu, workdir, args.replay)
 
 
 if __name__ == "__main__":
