@@ -54,6 +54,7 @@ DO_VARIANTS = {
     "long-queue": {"alpha": 1e12, "short_scan": 1},
     "rows-only": {"alpha": 1e12, "strongest_first": False},
     "graph-rows": {"row_copy": False},
+    "host-asks-small-levels": {"small_follow": False},
 }
 # Delta-stepping settings that force every path: default, narrow buckets, (nearly) all heavy, all light,
 # a pull in every heavy phase, push only without a tail, the tail from the second bucket on.
