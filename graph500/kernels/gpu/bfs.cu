@@ -23,6 +23,13 @@ __device__ __forceinline__ bool test_bit(const u32* __restrict__ bitmap, int v) 
     return (__ldg(&bitmap[v >> 5]) >> (v & 31)) & 1u;
 }
 
+// Whether this thread claims v: sets its visited bit, which was clear (a plain read first
+// skips the atomic for the vertices already visited).
+__device__ __forceinline__ bool claim(u32* __restrict__ visited, int v) {
+    const u32 bit = 1u << (v & 31);
+    return !(visited[v >> 5] & bit) && !(atomicOr(&visited[v >> 5], bit) & bit);
+}
+
 __device__ __forceinline__ u32 degree_of(const i64* __restrict__ offsets, int v) {
     return (u32)(offsets[v + 1] - offsets[v]);
 }
@@ -81,9 +88,7 @@ top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end,
     LevelTally tally;
     for_each_frontier_edge(queue, edge_end, tile_first, queue_size, total_edges, offsets, [&](int u, i64 e) {
         const int v = neighbors[e];
-        const u32 bit = 1u << (v & 31);
-        if (visited[v >> 5] & bit) return;
-        if (atomicOr(&visited[v >> 5], bit) & bit) return;
+        if (!claim(visited, v)) return;
         parent[v] = u;
         claimed.push(v);
         tally.queued(degree_of(offsets, v), hub_degree);
@@ -159,9 +164,7 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
             }
             const u64 first = low ? edge_end[low - 1] : 0;
             const int v = neighbors[row_begin[low] + (i64)(e - first)];
-            const u32 bit = 1u << (v & 31);
-            if (visited[v >> 5] & bit) continue;
-            if (atomicOr(&visited[v >> 5], bit) & bit) continue;
+            if (!claim(visited, v)) continue;
             parent[v] = vertex[low];
             other_queue[atomicAdd(&next_size, 1u)] = v;
             const u32 degree = degree_of(offsets, v);
