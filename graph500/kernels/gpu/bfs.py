@@ -331,8 +331,8 @@ class LevelSynchronousBFS:
             (1,), (THREADS,),
             (self._queue, self._next_queue, graph.offsets, self._neighbors, u32(self.hub_degree),
              u64(self.small_edges), i32(1 if self.record_trace else SMALL_MAX_LEVELS), u64(unexplored),
-             i32(1 if chosen else 0), np.float64(alpha), np.float64(min_bottom_up_size), u64(max_hubs), self._visited, parent,
-             self._counters.device))
+             i32(1 if chosen else 0), np.float64(alpha), np.float64(min_bottom_up_size), u64(max_hubs),
+             self._visited, parent, self._counters.device))
 
     def _small_levels_rule(self):
         """``(alpha, min_bottom_up_size, max_hubs)``: `_choose_direction`'s top-down case for bfs.cu's
