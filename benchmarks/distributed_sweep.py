@@ -22,7 +22,7 @@ from tabulate import tabulate
 
 from graph500 import kernels
 from graph500.comm import world
-from graph500.distributed import DistributedBackend
+from graph500.distributed import DistributedBackend, set_threads_per_rank
 from graph500.generators import roots as roots_module
 from graph500.stats import teps_summary
 from graph500.validators import validate_bfs, validate_sssp
@@ -44,6 +44,7 @@ def main():
     args = parser.parse_args()
 
     comm = world()
+    set_threads_per_rank(comm)  # as a run does: each rank an equal share of its host's cores
     backend = DistributedBackend(comm)
     num_vertices = 1 << args.scale
     src, dst, weights = backend.generate(args.scale, args.edgefactor, 2, 3)

@@ -68,8 +68,14 @@ hubs first, input order within a class). As for the one-process kernel
 (`graph500.kernels.cpu.reorder`), a bottom-up scan then mostly finds a
 parent at its first neighbour, and the vertices without edges gather at the
 end of every block, whose visited words are full from the start and skipped.
-The root is translated by its owner; parents are translated back through
-a table of all N input labels.
+The root is translated by its owner. A parent is written under its input
+label as it is found (`frontier.Parents` over the rank's block: a read of
+the table of all N input labels, mostly at hubs), and the search ends with
+one gather of the block's parents into input order and a reset of the
+array for the next search. Mapping the parents afterwards instead (two
+random accesses per vertex, one into that table) was a third of a search
+outside its levels on 2 ranks, SCALE 20 (2.6 of 7.2 ms; after: 1.2 of 6.0
+ms, `benchmarks/distributed_levels.py`).
 
 Switching: bottom-up when the frontier's edges exceed the edges not yet
 examined / ``alpha``; back to top-down, for at least one level, when the
@@ -91,7 +97,8 @@ word (one bit may be lost; it then costs a duplicate request, never a wrong
 tree).
 
 Data structures (per rank, block of n = N / P vertices, m local row entries):
-``parent`` (int64, n; returned, global labels), the replicated visited
+``parent`` (`frontier.Parents`: n, the labels' dtype, kept across
+searches; a search returns a new array, input labels), the replicated visited
 bitmap (N / 8 bytes), the current and next frontier bitmaps (gathered
 arrays of N / 8 bytes each: shared by the ranks of one host), request buffers (child and parent as
 made, labels as the rows store them, int32 while N <= 2^31, and the packed
@@ -156,7 +163,7 @@ from graph500.kernels.cpu.bfs_direction_optimizing import BETA
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
 from graph500.kernels.cpu.frontier import (
     WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_to_queue_and_edges, bitmap_words, equal_share,
-    first_at_least, has_bit, map_parents, set_bits, trace_entry,
+    Parents, first_at_least, has_bit, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, relabel
 from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
@@ -221,12 +228,14 @@ def _group_requests_by_owner(child, claimer, total_edges, task_counts, block, se
 
 
 @numba.njit(parallel=True, cache=True)
-def _claim_children(received, receive_counts, block, offsets, parent, next_frontier, num_tasks, child, claimer):
+def _claim_children(received, receive_counts, block, offsets, parent, parent_labels, next_frontier, num_tasks, child,
+                    claimer):
     """Top-down, the owner's half: claim the received packed requests (grouped by source rank r, whose
     parents are offsets in r's block; children are offsets in this rank's).
 
-    A child is claimed by the first request that finds ``parent == -1``; those
-    requests (candidates: their child, local, and parent, global) are compacted
+    A child is claimed by the first request that finds ``parent == -1``, which
+    writes the parent ``u`` as ``parent_labels[u]`` (its input label); those
+    requests (candidates: their child, local, and parent, as written) are compacted
     into ``child`` and ``claimer`` (``received``'s length). When several tasks
     race, one write lands and a keep pass retains that candidate only (one
     task has no race and no keep pass). The kept children's bits are set in
@@ -247,7 +256,7 @@ def _claim_children(received, receive_counts, block, offsets, parent, next_front
             for k in range(j, stop):
                 v = np.int64(received[k] >> HALF_BITS)
                 if parent[v] == -1:
-                    u = first_parent + np.int64(received[k] & HALF_MASK)
+                    u = parent_labels[first_parent + np.int64(received[k] & HALF_MASK)]
                     parent[v] = u
                     child[begin + kept[task]] = v
                     claimer[begin + kept[task]] = u
@@ -301,10 +310,6 @@ class DegreeOrderedPart:
         self.original = comm.allgather((graph.first_vertex + self.order).astype(dtype))
         self.graph = PartitionedGraph(graph.num_vertices, graph.first_vertex, offsets, neighbors, None, comm,
                                       graph.blocks)
-
-    def parents_to_input(self, parent):
-        """Parents of the input's local vertices under the input's global labels."""
-        return map_parents(self.order, self.original, parent)
 
 
 @numba.njit(cache=True)
@@ -370,6 +375,7 @@ class DistributedBFS:
         if reorder:
             graph = self.ordered.graph
         self.graph = graph
+        self.parents = Parents(graph, *self._input_labels(), first_label=graph.first_vertex)
         self.alpha, self.beta, self.parallel_edges = alpha, beta, parallel_edges
         self.busiest_rank = busiest_rank
         # top-down levels of at least this many frontier edges (all ranks') exchange found bitmaps
@@ -391,6 +397,18 @@ class DistributedBFS:
         self.requests = np.empty((2, 0), dtype=graph.neighbors.dtype)  # child, claimer (as made)
         self.send = np.empty(0, dtype=np.uint64)  # packed, by owner
         self.trace = []
+
+    def _input_labels(self):
+        """``(labels, new_label)`` of `frontier.Parents`: every searched label's input label (parents are
+        written as these), and the rank's input local indices' searched local labels."""
+        graph = self.graph
+        if self.ordered is None:
+            labels, new_label = np.arange(graph.num_vertices), np.arange(graph.num_local)
+        else:
+            labels, new_label = self.ordered.original, self.ordered.new_local
+        if self.labels is not None:  # one rank: kernel 1's labels, then this kernel's, from the input's
+            labels, new_label = self.labels.order[labels], new_label[self.labels.new_label]
+        return labels, new_label
 
     def _grow_request_buffers(self, size):
         """Make the request arrays (child, claimer, packed send) at least ``size`` long (grown when a level needs
@@ -447,7 +465,8 @@ class DistributedBFS:
         next_frontier[:] = 0
         word_bounds, task_copy = self.layout.tasks()
         found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy,
-                                         frontier.whole.reshape(1, -1), next_frontier.reshape(1, -1), skip, parent)
+                                         frontier.whole.reshape(1, -1), next_frontier.reshape(1, -1), skip, parent,
+                                         self.parents.labels)
         np.bitwise_or(self.local_visited, next_frontier, out=self.local_visited)
         found_edges = bitmap_to_queue_and_edges(next_frontier, graph.offsets)[1] if found else 0
         return found, found_edges, edges + examined
@@ -468,6 +487,7 @@ class DistributedBFS:
         count = received.shape[0]
         num_tasks = numba.get_num_threads() if count >= self.parallel_edges else 1
         found, found_edges = _claim_children(received, receive_counts, graph.blocks.block, graph.offsets, parent,
+                                             self.parents.labels,
                                              next_frontier, num_tasks, np.empty(count, dtype=np.int64),
                                              np.empty(count, dtype=np.int64))
         return found, found_edges, edges
@@ -481,11 +501,10 @@ class DistributedBFS:
         if owns_root and self.ordered is not None:
             local_root = int(self.ordered.new_local[local_root])
             root = graph.first_vertex + local_root
-        parent = np.full(graph.num_local, -1, dtype=np.int64)
+        parent = self.parents.start(local_root if owns_root else None)
         frontier, next_frontier = self.frontiers
         frontier.local[:] = 0
         if owns_root:
-            parent[local_root] = root
             frontier.local[local_root >> WORD_SHIFT] = bit_of(local_root)
         self.visited[:] = 0
         self.local_visited[:] = self.layout.no_edge_bitmap
@@ -506,7 +525,7 @@ class DistributedBFS:
                 np.bitwise_or(self.visited, frontier.whole, out=self.visited)
                 found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy,
                                                  frontier.whole.reshape(1, -1), next_frontier.local.reshape(1, -1),
-                                                 self.local_visited, parent)
+                                                 self.local_visited, parent, self.parents.labels)
                 found_edges = 0  # counted below if top-down follows
             else:
                 unexplored_edges -= frontier_edges
@@ -528,9 +547,7 @@ class DistributedBFS:
             if not bottom_up:
                 top_down_work = self._top_down_work(found_edges, frontier_edges)
             frontier, next_frontier = next_frontier, frontier
-        if self.ordered is not None:
-            parent = self.ordered.parents_to_input(parent)
-        return parent if self.labels is None else self.labels.parents_to_original(parent)
+        return self.parents.finish()
 
     def _top_down_work(self, local_edges, total_edges):
         """What a top-down level of the next frontier costs, in edges, for the switching rule: the busiest

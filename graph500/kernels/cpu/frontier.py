@@ -182,33 +182,48 @@ class Parents:
     entries of ``[0, filled)`` to -1 in a parallel sequential pass, so the
     array is ready for the next search; one a search left behind (an
     exception before `finish`) is filled again.
+
+    A rank of a distributed search (`bfs_distributed`) keeps the parents of
+    its own block of vertices, ``first_label`` the block's first label (the
+    same in the graph's labels and the original ones: a rank renumbers
+    inside its block): ``labels`` maps every label of the whole graph (a
+    parent may be any vertex), ``new_label`` the block's original local
+    indices to the graph's local ones, and ``finish`` returns the block's
+    parents in original order.
     """
 
-    def __init__(self, graph):
+    def __init__(self, graph, labels=None, new_label=None, first_label=0):
         dtype = graph.neighbors.dtype
-        self.array = np.full(graph.num_vertices, -1, dtype=dtype)
-        self.labels = graph.order.astype(dtype)  # the graph's label -> original
-        self._new_label = graph.new_label.astype(dtype)
+        self.array = np.full(graph.offsets.shape[0] - 1, -1, dtype=dtype)  # the graph's (local) labels
+        self.labels = (graph.order if labels is None else labels).astype(dtype, copy=False)  # label -> original
+        self._new_label = (graph.new_label if new_label is None else new_label).astype(dtype, copy=False)
         self._filled = _end_of_edges(graph.offsets)  # the labels past the last vertex with edges have none
+        self._first = first_label
         self._root = None
+        self._started = False
 
     def start(self, root):
-        """The array, all -1 but ``root`` (a label of the graph), its own parent."""
-        if self._root is not None:
+        """The array, all -1 but ``root`` (a local label of the graph; None: a rank that does not own the
+        search's root), its own parent."""
+        if self._started:
             self.array.fill(-1)
+        self._started = True
         self._root = root
-        self.array[root] = self.labels[root]
+        if root is not None:
+            self.array[root] = self.labels[self._first + root]
         return self.array
 
     def finish(self):
         """The search's parents under the original labels, a new array."""
         original = np.empty(self.array.shape[0], dtype=self.array.dtype)
         _gather_parents(self._new_label, self._filled, self.array, original)
-        root = self._root
-        original[self.labels[root]] = self.labels[root]  # also a root without edges
         _reset(self.array, self._filled, numba.get_num_threads())
-        self.array[root] = -1
-        self._root = None
+        root = self._root
+        if root is not None:  # also a root without edges
+            label = self.labels[self._first + root]
+            original[label - self._first] = label
+            self.array[root] = -1
+        self._started = False
         return original
 
 

@@ -1,0 +1,187 @@
+"""Where a distributed BFS search spends its time, per level and per rank: ``mpiexec -n P python
+benchmarks/distributed_levels.py``.
+
+    mpiexec -n P python benchmarks/distributed_levels.py [--scale S] [--roots K] [--rounds R]
+        [--tunable NAME=VALUE ...]
+
+Every rank generates its slice, kernel 1 builds the partitioned graph, the
+default distributed BFS is built (with the given tunables) and every tree of
+the first round is validated. Each search is timed as a run times it (from a
+barrier to the slowest rank's end). Inside it, every rank times its levels
+(the kernel's trace) and the time it spends in collective calls (barriers,
+allreduces, allgathers, alltoallvs and the frontier's publication: waiting
+for the other ranks included), so a level's time splits into the rank's own
+work and its time in collectives.
+
+Printed by rank 0:
+
+1. Per search, medians over the searches: the search as a run times it, its
+   levels, and the time outside the levels (setting up, writing the parents
+   under the input labels), each as the slowest rank's and the median rank's.
+2. Per level position (the i-th level of a search): the direction most
+   searches took, the median frontier, and medians over the searches of the
+   level's time, the slowest rank's own work, the median rank's, and the
+   least time any rank spent in collectives (what the communication itself
+   costs: the slowest rank waits least).
+"""
+
+import argparse
+import statistics
+import time
+from collections import defaultdict
+
+from tabulate import tabulate
+
+from graph500 import kernels
+from graph500.comm import world
+from graph500.distributed import DistributedBackend, set_threads_per_rank
+from graph500.generators import roots as roots_module
+from graph500.kernels.cpu import bfs_distributed
+from graph500.validators import validate_bfs
+
+COLLECTIVES = ("barrier", "allreduce", "allgather", "alltoallv")
+
+
+class TimedCommunicator:
+    """The run's communicator, adding the seconds spent in each collective call to ``seconds``."""
+
+    def __init__(self, comm):
+        self._comm = comm
+        self.seconds = 0.0
+        for name in COLLECTIVES:
+            setattr(self, name, self._timed(getattr(comm, name)))
+
+    def _timed(self, call):
+        def timed_call(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+        return timed_call
+
+    def __getattr__(self, name):
+        return getattr(self._comm, name)
+
+
+def instrument(kernel):
+    """Time ``kernel``'s collectives (its communicator's and its frontiers' publication) and record, in each
+    trace entry, the seconds spent in them during that level (``"collective_seconds"``)."""
+    timed = TimedCommunicator(kernel.comm)
+    kernel.comm = timed
+    for frontier in kernel.frontiers:
+        frontier.publish = timed._timed(frontier.publish)
+    plain_entry = bfs_distributed.trace_entry
+    level_start = [0.0]
+
+    def trace_entry(*args):
+        entry = plain_entry(*args)
+        entry["collective_seconds"] = timed.seconds - level_start[0]
+        level_start[0] = timed.seconds
+        return entry
+
+    def search(root, plain_search=kernel.search):
+        level_start[0] = timed.seconds
+        return plain_search(root)
+
+    bfs_distributed.trace_entry = trace_entry
+    kernel.search = search
+    return kernel
+
+
+def median_ms(values):
+    return f"{statistics.median(values) * 1e3:.2f}"
+
+
+def summarize_searches(searches):
+    """``searches``: per search, (seconds as timed, per rank (local seconds, trace))."""
+    rows = []
+    for label, value in (("search (as a run times it)", lambda timed, ranks: [timed]),
+                         ("levels", lambda timed, ranks: [sum(level["seconds"] for level in trace)
+                                                          for _, trace in ranks]),
+                         ("outside the levels", lambda timed, ranks: [seconds - sum(level["seconds"] for level in trace)
+                                                                      for seconds, trace in ranks]),
+                         ("in collectives", lambda timed, ranks: [sum(level["collective_seconds"] for level in trace)
+                                                                  for _, trace in ranks])):
+        per_search = [value(timed, ranks) for timed, ranks in searches]
+        rows.append([label, median_ms([max(values) for values in per_search]),
+                     median_ms([statistics.median(values) for values in per_search])])
+    print(tabulate(rows, headers=["per search", "slowest rank ms", "median rank ms"], disable_numparse=True))
+
+
+def summarize_levels(searches):
+    levels = defaultdict(lambda: defaultdict(list))
+    for _, ranks in searches:
+        for position in range(len(ranks[0][1])):
+            entries = [trace[position] for _, trace in ranks]
+            own = [entry["seconds"] - entry["collective_seconds"] for entry in entries]
+            level = levels[position]
+            level["direction"].append(entries[0]["direction"])
+            level["frontier"].append(entries[0]["frontier"])
+            level["seconds"].append(max(entry["seconds"] for entry in entries))
+            level["slowest own"].append(max(own))
+            level["median own"].append(statistics.median(own))
+            level["least in collectives"].append(min(entry["collective_seconds"] for entry in entries))
+    rows = []
+    for position in sorted(levels):
+        level = levels[position]
+        directions = level["direction"]
+        rows.append([position, max(set(directions), key=directions.count), len(directions),
+                     f"{statistics.median(level['frontier']):.0f}",
+                     *(median_ms(level[key]) for key in ("seconds", "slowest own", "median own",
+                                                         "least in collectives"))])
+    print(tabulate(rows, headers=["level", "direction", "searches", "frontier", "level ms", "slowest rank's own ms",
+                                  "median rank's own ms", "least in collectives ms"], disable_numparse=True))
+
+
+def tunable(text):
+    name, _, value = text.partition("=")
+    return name, float(value) if "." in value or "e" in value else int(value)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=int, default=20)
+    parser.add_argument("--edgefactor", type=int, default=16)
+    parser.add_argument("--roots", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tunable", type=tunable, action="append", default=[], help="NAME=VALUE (repeatable)")
+    args = parser.parse_args()
+
+    comm = world()
+    set_threads_per_rank(comm)  # as a run does: each rank an equal share of its host's cores
+    backend = DistributedBackend(comm)
+    num_vertices = 1 << args.scale
+    src, dst, _ = backend.generate(args.scale, args.edgefactor, 2, 3)
+    graph = backend.build(src, dst, num_vertices, None)
+    root_list, _ = roots_module.search_keys(args.scale, 2, 3, backend.incident_vertices(src, dst, num_vertices),
+                                            args.roots)
+    validation_graph = backend.validation_graph(src, dst, num_vertices, None)
+    kernel = instrument(kernels.get("bfs", "cpu", distributed=True)(graph, **dict(args.tunable)))
+    searches = []
+    for round_number in range(args.rounds):
+        for root in root_list.tolist():
+            local = []
+
+            def search(key):
+                start = time.perf_counter()
+                output = kernel.search(key)
+                local.append(time.perf_counter() - start)
+                return output
+
+            output, seconds = backend.timed(search, root)
+            if round_number == 0:
+                validate_bfs(validation_graph, root, output)
+            ranks = comm.allgather_object((local[0], kernel.trace))
+            searches.append((seconds, ranks))
+    if comm.rank == 0:
+        print(f"{kernel.name} {dict(args.tunable)}, SCALE {args.scale}, {comm.size} ranks, {args.roots} keys, "
+              f"{args.rounds} rounds, every tree of the first round valid")
+        summarize_searches(searches)
+        print()
+        summarize_levels(searches)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
