@@ -19,10 +19,12 @@ Printed by rank 0:
    levels, and the time outside the levels (setting up, writing the parents
    under the input labels), each as the slowest rank's and the median rank's.
 2. Per level position (the i-th level of a search): the direction most
-   searches took, the median frontier, and medians over the searches of the
+   searches took, the median frontier and edges examined (all ranks'), and medians over the searches of the
    level's time, the slowest rank's own work, the median rank's, and the
    least time any rank spent in collectives (what the communication itself
    costs: the slowest rank waits least).
+3. Per rank, its own work at each level position (median over the
+   searches): whether the same ranks are the slowest search after search.
 """
 
 import argparse
@@ -118,6 +120,7 @@ def summarize_levels(searches):
             level = levels[position]
             level["direction"].append(entries[0]["direction"])
             level["frontier"].append(entries[0]["frontier"])
+            level["edges examined"].append(entries[0]["edges_examined"])
             level["seconds"].append(max(entry["seconds"] for entry in entries))
             level["slowest own"].append(max(own))
             level["median own"].append(statistics.median(own))
@@ -127,11 +130,24 @@ def summarize_levels(searches):
         level = levels[position]
         directions = level["direction"]
         rows.append([position, max(set(directions), key=directions.count), len(directions),
-                     f"{statistics.median(level['frontier']):.0f}",
+                     f"{statistics.median(level['frontier']):.0f}", f"{statistics.median(level['edges examined']):.3g}",
                      *(median_ms(level[key]) for key in ("seconds", "slowest own", "median own",
                                                          "least in collectives"))])
-    print(tabulate(rows, headers=["level", "direction", "searches", "frontier", "level ms", "slowest rank's own ms",
+    print(tabulate(rows, headers=["level", "direction", "searches", "frontier", "edges examined", "level ms", "slowest rank's own ms",
                                   "median rank's own ms", "least in collectives ms"], disable_numparse=True))
+
+
+def summarize_ranks(searches):
+    own = defaultdict(lambda: defaultdict(list))  # rank -> level position -> seconds
+    for _, ranks in searches:
+        for rank, (_, trace) in enumerate(ranks):
+            for position, entry in enumerate(trace):
+                own[rank][position].append(entry["seconds"] - entry["collective_seconds"])
+    positions = sorted({position for levels in own.values() for position in levels})
+    rows = [[rank, *(median_ms(own[rank][position]) if own[rank][position] else "" for position in positions)]
+            for rank in sorted(own)]
+    print(tabulate(rows, headers=["rank", *(f"level {position} own ms" for position in positions)],
+                   disable_numparse=True))
 
 
 def tunable(text):
@@ -180,6 +196,8 @@ def main():
         summarize_searches(searches)
         print()
         summarize_levels(searches)
+        print()
+        summarize_ranks(searches)
     return 0
 
 

@@ -36,6 +36,7 @@ BFS_KERNELS = [
     ("bottom-up", {"reorder": False}),
     ("direction-optimizing", {}),
     ("direction-optimizing", {"parallel_edges": 0, "reorder": False}),
+    ("direction-optimizing", {"first_neighbors": False}),
     ("direction-optimizing", {"policy": "hubs"}),
     ("direction-optimizing", {"policy": "hubs", "gamma": 0.0, "hub_degree": 1, "parallel_edges": 0}),
     ("numa-bottom-up", {"numa_domains": 1}),

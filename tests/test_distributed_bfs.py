@@ -69,9 +69,9 @@ def fixture_graphs():
 
 @pytest.mark.parametrize("tunables", [{}, {"parallel_edges": 0}, {"alpha": 2.0, "beta": 2.0}, {"reorder": False},
                                       {"found_bitmap_edges": 0}, {"found_bitmap_edges": 1 / 64},
-                                      {"found_bitmap_edges": 0, "parallel_edges": 0}],
+                                      {"found_bitmap_edges": 0, "parallel_edges": 0}, {"first_neighbors": False}],
                          ids=["defaults", "parallel-edges-0", "early-switches", "no-reorder", "found-bitmaps",
-                              "found-bitmaps-from-n-64", "found-bitmaps-parallel"])
+                              "found-bitmaps-from-n-64", "found-bitmaps-parallel", "rows-only"])
 @pytest.mark.parametrize("threads", THREADS)
 @pytest.mark.parametrize("case", list(fixture_graphs()) + odd_graphs(), ids=lambda case: case[0])
 def test_one_rank_trees_are_valid_with_the_one_process_nedge(case, threads, tunables):

@@ -30,8 +30,22 @@ direction-optimizing searches 1.4x faster. This kernel alone spends its time
 in the first levels, where the frontier is small and most vertices scan
 their whole list: it cuts by edges (``FULL_SCAN``).
 
+First neighbours: most vertices find their parent at the first neighbour
+they check (the largest hub of their row), and reading it from the row
+costs a cache line of the row array per vertex, most of it unused. Each
+row's first neighbour is therefore also kept in an array of its own (4
+bytes a vertex with int32 labels, read in vertex order), and the row is
+read only when that neighbour is not in the frontier. Where memory
+bandwidth is shared by many scanning cores it pays: 16 ranks of one thread
+on the 16-core host, SCALE 24, 8 keys, 4 interleaved rounds
+(`benchmarks/distributed_sweep.py`): 1.03e10 against 8.94e9 TEPS (1.15x);
+2 ranks on the 2-core machine, SCALE 20, 5 rounds: 1.18x. In one process
+it is neutral: SCALE 22, 16 threads on that host, 0.998x without it
+(0.985-1.015x, 5 rounds of 16 keys); SCALE 20, 2 threads, 1.01x.
+
 Tunables: ``SCAN_EDGES_PER_VERTEX`` (4: from 1 to 4 measured alike, 16 as
-bad as cutting by edges); ``reorder`` (default True) for a graph built with
+bad as cutting by edges); ``first_neighbors`` (``FIRST_NEIGHBORS``, True:
+see above); ``reorder`` (default True) for a graph built with
 its original labels: True renumbers it by degree, False keeps the labels. A
 graph from the CPU backend's kernel 1 is degree-ordered already and taken as
 it is.
@@ -51,6 +65,7 @@ from graph500.kernels.cpu.frontier import (
 from graph500.kernels.cpu.reorder import relabel
 
 SCAN_EDGES_PER_VERTEX = 4
+FIRST_NEIGHBORS = True  # each row's first neighbour also in an array of its own (see the module's notes)
 FULL_SCAN = 2**62  # as if every vertex scanned its whole list: the work of levels with small frontiers
 
 
@@ -86,10 +101,13 @@ class BottomUpLayout:
 
     ``copies``: frontier bitmap copies, one per NUMA domain (1: no replication).
     ``scan_edges``: the neighbours a vertex is expected to check (see the module's notes).
+    ``first_neighbors``: keep each row's first neighbour in an array of its own (``self.first_neighbors``;
+    else None), see the module's notes.
     """
 
-    def __init__(self, graph, copies=1, scan_edges=SCAN_EDGES_PER_VERTEX):
+    def __init__(self, graph, copies=1, scan_edges=SCAN_EDGES_PER_VERTEX, first_neighbors=FIRST_NEIGHBORS):
         num_vertices = graph.num_vertices
+        self.first_neighbors = _first_neighbors(graph.offsets, graph.neighbors) if first_neighbors else None
         self.words = bitmap_words(num_vertices)
         self.word_work_prefix = _word_work_prefix(graph.offsets, self.words, scan_edges)
         self.no_edge_bitmap = _no_edge_bitmap(graph.offsets)
@@ -137,11 +155,28 @@ def _first_touch(bitmaps, task_copy):
                 bitmaps[bitmap, copy, word] = ZERO
 
 
+@numba.njit(cache=True)
+def _first_neighbors(offsets, neighbors):
+    """Each row's first neighbour (0 for an empty row, never read: such vertices start visited)."""
+    first = np.zeros(offsets.shape[0] - 1, dtype=neighbors.dtype)
+    for v in range(first.shape[0]):
+        if offsets[v + 1] > offsets[v]:
+            first[v] = neighbors[offsets[v]]
+    return first
+
+
 @numba.njit(inline="always", cache=True)
-def _find_parent(offsets, neighbors, frontier_bitmap, v):
-    """``(parent, edges examined)``: the first neighbour of ``v`` in the frontier, or -1."""
+def _find_parent(offsets, neighbors, first_neighbors, frontier_bitmap, v):
+    """``(parent, edges examined)``: the first neighbour of ``v`` in the frontier, or -1. The row's first
+    entry is read from ``first_neighbors`` where it is not None (the row itself only when it is not there)."""
     begin = offsets[v]
-    for k in range(begin, offsets[v + 1]):
+    scan_from = begin
+    if first_neighbors is not None:
+        u = first_neighbors[v]
+        if has_bit(frontier_bitmap, u):
+            return u, 1
+        scan_from += 1
+    for k in range(scan_from, offsets[v + 1]):
         u = neighbors[k]
         if has_bit(frontier_bitmap, u):
             return u, k - begin + 1
@@ -149,8 +184,8 @@ def _find_parent(offsets, neighbors, frontier_bitmap, v):
 
 
 @numba.njit(inline="always", cache=True)
-def _scan_words(offsets, neighbors, first_word, end_word, frontier_bitmap, next_copies, visited_bitmap, parent,
-                parent_labels):
+def _scan_words(offsets, neighbors, first_neighbors, first_word, end_word, frontier_bitmap, next_copies,
+                visited_bitmap, parent, parent_labels):
     """Bottom-up over the unvisited vertices of words ``first_word:end_word``: ``(found, edges examined)``.
 
     The next frontier's words go to every copy in ``next_copies``; a parent ``u`` is written as
@@ -164,7 +199,7 @@ def _scan_words(offsets, neighbors, first_word, end_word, frontier_bitmap, next_
         while todo:
             bit = trailing_zeros(todo)
             v = (word << WORD_SHIFT) + np.int64(bit)
-            u, scanned = _find_parent(offsets, neighbors, frontier_bitmap, v)
+            u, scanned = _find_parent(offsets, neighbors, first_neighbors, frontier_bitmap, v)
             examined += scanned
             if u >= 0:
                 parent[v] = label_of(parent_labels, u)
@@ -178,10 +213,11 @@ def _scan_words(offsets, neighbors, first_word, end_word, frontier_bitmap, next_
 
 
 @numba.njit(parallel=True, cache=True)
-def bottom_up_step(offsets, neighbors, word_bounds, task_copy, frontier_copies, next_copies, visited_bitmap, parent,
-                   parent_labels=None):
+def bottom_up_step(offsets, neighbors, first_neighbors, word_bounds, task_copy, frontier_copies, next_copies,
+                   visited_bitmap, parent, parent_labels=None):
     """One bottom-up level; each task owns words ``word_bounds[t]:word_bounds[t + 1]``.
 
+    ``first_neighbors``: `BottomUpLayout.first_neighbors` (each row's first entry, or None).
     The frontier and next-frontier bitmaps have one copy (row) per NUMA domain:
     task t reads copy ``task_copy[t]`` and writes its words to every copy.
     ``parent_labels``: what a parent is written as (`frontier.label_of`).
@@ -190,16 +226,16 @@ def bottom_up_step(offsets, neighbors, word_bounds, task_copy, frontier_copies, 
     awake = 0
     examined = 0
     for task in numba.prange(word_bounds.shape[0] - 1):
-        task_awake, task_examined = _scan_words(offsets, neighbors, word_bounds[task], word_bounds[task + 1],
-                                                frontier_copies[task_copy[task]], next_copies, visited_bitmap,
-                                                parent, parent_labels)
+        task_awake, task_examined = _scan_words(offsets, neighbors, first_neighbors, word_bounds[task],
+                                                word_bounds[task + 1], frontier_copies[task_copy[task]], next_copies,
+                                                visited_bitmap, parent, parent_labels)
         awake += task_awake
         examined += task_examined
     return awake, examined
 
 
-def bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, awake, visited, parents, trace,
-                     stop_at):
+def bottom_up_levels(graph, first_neighbors, word_bounds, task_copy, frontier, next_frontier, awake, visited, parents,
+                     trace, stop_at):
     """Bottom-up levels from the bitmap ``frontier`` (``awake`` vertices, all copies filled) into ``parents``
     (a started `Parents`) until the frontier is empty, or shrinks to at most ``stop_at`` vertices; each level
     appended to ``trace``.
@@ -208,8 +244,8 @@ def bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, awa
     """
     while True:
         start = time.perf_counter()
-        found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy, frontier,
-                                         next_frontier, visited, parents.array, parents.labels)
+        found, examined = bottom_up_step(graph.offsets, graph.neighbors, first_neighbors, word_bounds, task_copy,
+                                         frontier, next_frontier, visited, parents.array, parents.labels)
         trace.append(trace_entry("bottom-up", awake, examined, time.perf_counter() - start))
         frontier, next_frontier = next_frontier, frontier
         if found == 0 or (found < awake and found <= stop_at):
@@ -241,6 +277,6 @@ class BottomUpBFS:
         frontier[:, :] = 0
         frontier[:, root >> WORD_SHIFT] = bit_of(root)
         self.trace = []
-        bottom_up_levels(graph, word_bounds, task_copy, frontier, next_frontier, 1, visited, self.parents,
-                         self.trace, stop_at=0)
+        bottom_up_levels(graph, self.layout.first_neighbors, word_bounds, task_copy, frontier, next_frontier, 1,
+                         visited, self.parents, self.trace, stop_at=0)
         return self.parents.finish()

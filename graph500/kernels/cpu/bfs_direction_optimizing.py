@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from graph500.kernels import register
-from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_levels
+from graph500.kernels.cpu.bfs_bottom_up import FIRST_NEIGHBORS, BottomUpLayout, bottom_up_levels
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, TopDownBuffers, top_down_step
 from graph500.kernels.cpu.frontier import (
     Parents, bitmap_to_queue_and_edges, queue_to_bitmap, trace_entry,
@@ -69,7 +69,7 @@ class DirectionOptimizingBFS:
     backend = "cpu"
 
     def __init__(self, graph, alpha=ALPHA, beta=BETA, policy="beamer", gamma=GAMMA, hub_degree=None,
-                 parallel_edges=PARALLEL_EDGES, reorder=True, numa_domains=1):
+                 parallel_edges=PARALLEL_EDGES, reorder=True, numa_domains=1, first_neighbors=FIRST_NEIGHBORS):
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
         if numa_domains < 1:
@@ -77,7 +77,7 @@ class DirectionOptimizingBFS:
         self.graph = graph = relabel(graph, reorder)
         self.alpha, self.beta, self.policy, self.gamma = alpha, beta, policy, gamma
         self.parallel_edges = parallel_edges
-        self.layout = BottomUpLayout(graph, copies=numa_domains)
+        self.layout = BottomUpLayout(graph, copies=numa_domains, first_neighbors=first_neighbors)
         self.buffers = TopDownBuffers(graph.num_vertices, graph.neighbors.dtype)
         self.parents = Parents(graph)
         if policy == "hubs":
@@ -110,9 +110,9 @@ class DirectionOptimizingBFS:
         while queue.shape[0]:
             if not left_bottom_up and self._go_bottom_up(queue, queue_edges, unexplored_edges):
                 queue_to_bitmap(queue, frontier_bitmap)
-                last_frontier = bottom_up_levels(graph, word_bounds, task_copy, frontier_bitmap, next_bitmap,
-                                                 queue.shape[0], visited, self.parents, self.trace,
-                                                 graph.num_vertices / self.beta)
+                last_frontier = bottom_up_levels(graph, self.layout.first_neighbors, word_bounds, task_copy,
+                                                 frontier_bitmap, next_bitmap, queue.shape[0], visited, self.parents,
+                                                 self.trace, graph.num_vertices / self.beta)
                 queue, queue_edges = bitmap_to_queue_and_edges(last_frontier[0], graph.offsets)
                 left_bottom_up = True  # as Beamer et al.: at least one top-down level before switching again
                 continue

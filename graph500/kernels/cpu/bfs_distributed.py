@@ -75,7 +75,8 @@ one gather of the block's parents into input order and a reset of the
 array for the next search. Mapping the parents afterwards instead (two
 random accesses per vertex, one into that table) was a third of a search
 outside its levels on 2 ranks, SCALE 20 (2.6 of 7.2 ms; after: 1.2 of 6.0
-ms, `benchmarks/distributed_levels.py`).
+ms, `benchmarks/distributed_levels.py`), and on 16 ranks of the 16-core
+host, SCALE 24, 19.1 of 53.6 ms (after: 6.3 ms; the slowest rank's).
 
 Switching: bottom-up when the frontier's edges exceed the edges not yet
 examined / ``alpha``; back to top-down, for at least one level, when the
@@ -125,7 +126,9 @@ Construction: an allreduce (largest
 degree class) and three allgathers (N new labels, N degree classes, N input
 labels).
 
-Tunables: ``found_bitmap_edges`` (FOUND_BITMAP_EDGES: off, see above),
+Tunables: ``first_neighbors`` (True: the bottom-up scan reads each row's
+first neighbour from an array of its own, `bfs_bottom_up`; 1.15x at P =
+16, SCALE 24 on the 16-core host), ``found_bitmap_edges`` (FOUND_BITMAP_EDGES: off, see above),
 ``alpha`` (40) and ``beta`` (18, Beamer's value as in the one-process
 kernel). A top-down edge costs more here than in one process
 (requests exchanged and claimed by their owner) and less and less against
@@ -158,7 +161,7 @@ import numba
 import numpy as np
 
 from graph500.kernels import register
-from graph500.kernels.cpu.bfs_bottom_up import BottomUpLayout, bottom_up_step
+from graph500.kernels.cpu.bfs_bottom_up import FIRST_NEIGHBORS, BottomUpLayout, bottom_up_step
 from graph500.kernels.cpu.bfs_direction_optimizing import BETA
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
 from graph500.kernels.cpu.frontier import (
@@ -289,7 +292,13 @@ class DegreeOrderedPart:
     new labels by decreasing degree class (``degree.bit_length()``, hubs
     first; the input's order within a class); ``order`` (int64, n): new local
     index -> input local index, ``new_local`` its inverse; ``original``
-    (label dtype, N): new global label -> input global label.
+    (label dtype, N): new global label -> input global label, a gathered
+    array (`graph500.comm`): one table in memory the ranks of a host share.
+    A search reads it for every parent it writes; one copy a rank (an
+    allgather) put 16 tables of 64 MB on the 16-core host at SCALE 24,
+    and the bottom-up level that finds most vertices took 9.9-11.5 ms
+    (16 ranks, 8 keys, `benchmarks/distributed_levels.py`), 5.5 ms with
+    the shared table.
     """
 
     def __init__(self, graph):
@@ -307,7 +316,10 @@ class DegreeOrderedPart:
                               int(comm.allreduce(int(degree_class.max(initial=0)), "max")) + 1,
                               balanced_bounds(graph.offsets, numba.get_num_threads()), offsets, neighbors)
         del new_label, degree_class
-        self.original = comm.allgather((graph.first_vertex + self.order).astype(dtype))
+        self._original = comm.gathered_array([graph.blocks.count(rank) for rank in range(comm.size)], dtype)
+        self._original.local[:] = graph.first_vertex + self.order
+        self._original.publish()
+        self.original = self._original.whole
         self.graph = PartitionedGraph(graph.num_vertices, graph.first_vertex, offsets, neighbors, None, comm,
                                       graph.blocks)
 
@@ -365,7 +377,7 @@ class DistributedBFS:
     distributed = True
 
     def __init__(self, graph, alpha=ALPHA, beta=BETA, parallel_edges=PARALLEL_EDGES, reorder=True, busiest_rank=True,
-                 found_bitmap_edges=FOUND_BITMAP_EDGES):
+                 found_bitmap_edges=FOUND_BITMAP_EDGES, first_neighbors=FIRST_NEIGHBORS):
         if isinstance(graph, PartitionedGraph):
             self.labels = None
         else:
@@ -382,7 +394,7 @@ class DistributedBFS:
         self.found_bitmap_edges = found_bitmap_edges * graph.num_vertices
         self.comm = graph.comm
         rows = CSRGraph(graph.num_local, graph.offsets, graph.neighbors)  # local rows, neighbours global
-        self.layout = BottomUpLayout(rows)
+        self.layout = BottomUpLayout(rows, first_neighbors=first_neighbors)
         self.total_edges = int(self.comm.allreduce(graph.num_edges, "sum"))
         first_word, local_words = graph.first_vertex >> WORD_SHIFT, bitmap_words(graph.num_local)
         self.visited = np.empty(bitmap_words(graph.num_vertices), dtype=np.uint64)  # replicated, all N vertices
@@ -464,9 +476,9 @@ class DistributedBFS:
         skip = visited_before | ~found_here  # the scan's "visited": all but the found ones
         next_frontier[:] = 0
         word_bounds, task_copy = self.layout.tasks()
-        found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy,
-                                         frontier.whole.reshape(1, -1), next_frontier.reshape(1, -1), skip, parent,
-                                         self.parents.labels)
+        found, examined = bottom_up_step(graph.offsets, graph.neighbors, self.layout.first_neighbors, word_bounds,
+                                         task_copy, frontier.whole.reshape(1, -1), next_frontier.reshape(1, -1), skip,
+                                         parent, self.parents.labels)
         np.bitwise_or(self.local_visited, next_frontier, out=self.local_visited)
         found_edges = bitmap_to_queue_and_edges(next_frontier, graph.offsets)[1] if found else 0
         return found, found_edges, edges + examined
@@ -523,9 +535,10 @@ class DistributedBFS:
             if bottom_up:
                 frontier.publish()
                 np.bitwise_or(self.visited, frontier.whole, out=self.visited)
-                found, examined = bottom_up_step(graph.offsets, graph.neighbors, word_bounds, task_copy,
-                                                 frontier.whole.reshape(1, -1), next_frontier.local.reshape(1, -1),
-                                                 self.local_visited, parent, self.parents.labels)
+                found, examined = bottom_up_step(graph.offsets, graph.neighbors, self.layout.first_neighbors,
+                                                 word_bounds, task_copy, frontier.whole.reshape(1, -1),
+                                                 next_frontier.local.reshape(1, -1), self.local_visited, parent,
+                                                 self.parents.labels)
                 found_edges = 0  # counted below if top-down follows
             else:
                 unexplored_edges -= frontier_edges
