@@ -155,13 +155,12 @@ def _first_touch(bitmaps, task_copy):
                 bitmaps[bitmap, copy, word] = ZERO
 
 
-@numba.njit(cache=True)
+@numba.njit(parallel=True, cache=True)
 def _first_neighbors(offsets, neighbors):
     """Each row's first neighbour (0 for an empty row, never read: such vertices start visited)."""
-    first = np.zeros(offsets.shape[0] - 1, dtype=neighbors.dtype)
-    for v in range(first.shape[0]):
-        if offsets[v + 1] > offsets[v]:
-            first[v] = neighbors[offsets[v]]
+    first = np.empty(offsets.shape[0] - 1, dtype=neighbors.dtype)
+    for v in numba.prange(first.shape[0]):
+        first[v] = neighbors[offsets[v]] if offsets[v + 1] > offsets[v] else 0
     return first
 
 
