@@ -150,6 +150,10 @@ SCALE 20, 16 keys, 5 interleaved rounds (``benchmarks/cpu_variants.py``),
 0.99x (0.85-1.10x) on 2 threads and 0.87x on 1, shares of 0.3 and 0.7 no
 better: here the small buckets are cheap (fused on one thread, no device
 round trip), and the tail's repeated relaxations cost more than they save.
+Writing the outputs by a gather in original order (random reads of the
+states, then a separate reset) instead of the scatter from new labels:
+0.997x (0.982-1.002x; ``benchmarks/cpu_revisions.py``, 5 rounds of 16
+keys, 2 threads): the unpacking is not where the time goes.
 
 Numba notes: the jitted functions share the workspace as one reference (a
 StructRef) and all per-thread work goes through one parallel loop
