@@ -297,8 +297,9 @@ class DegreeOrderedPart:
     A search reads it for every parent it writes; one copy a rank (an
     allgather) put 16 tables of 64 MB on the 16-core host at SCALE 24,
     and the bottom-up level that finds most vertices took 9.9-11.5 ms
-    (16 ranks, 8 keys, `benchmarks/distributed_levels.py`), 5.5 ms with
-    the shared table.
+    (16 ranks, 8 keys, `benchmarks/distributed_levels.py`; 6.4 ms when the
+    parents were mapped after the search), 5.5 ms with the shared table
+    (measured together with the first-neighbour array of `bfs_bottom_up`).
     """
 
     def __init__(self, graph):
@@ -499,9 +500,8 @@ class DistributedBFS:
         count = received.shape[0]
         num_tasks = numba.get_num_threads() if count >= self.parallel_edges else 1
         found, found_edges = _claim_children(received, receive_counts, graph.blocks.block, graph.offsets, parent,
-                                             self.parents.labels,
-                                             next_frontier, num_tasks, np.empty(count, dtype=np.int64),
-                                             np.empty(count, dtype=np.int64))
+                                             self.parents.labels, next_frontier, num_tasks,
+                                             np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64))
         return found, found_edges, edges
 
     def search(self, root):
@@ -512,7 +512,6 @@ class DistributedBFS:
         owns_root = 0 <= local_root < graph.num_local
         if owns_root and self.ordered is not None:
             local_root = int(self.ordered.new_local[local_root])
-            root = graph.first_vertex + local_root
         parent = self.parents.start(local_root if owns_root else None)
         frontier, next_frontier = self.frontiers
         frontier.local[:] = 0
