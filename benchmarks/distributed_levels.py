@@ -34,10 +34,8 @@ from collections import defaultdict
 
 from tabulate import tabulate
 
+from distributed_sweep import reference_graph, tunable_value  # benchmarks/distributed_sweep.py, beside this script
 from graph500 import kernels
-from graph500.comm import world
-from graph500.distributed import DistributedBackend, set_threads_per_rank
-from graph500.generators import roots as roots_module
 from graph500.kernels.cpu import bfs_distributed
 from graph500.validators import validate_bfs
 
@@ -152,7 +150,7 @@ def summarize_ranks(searches):
 
 def tunable(text):
     name, _, value = text.partition("=")
-    return name, float(value) if "." in value or "e" in value else int(value)
+    return name, tunable_value(value)
 
 
 def main():
@@ -164,19 +162,12 @@ def main():
     parser.add_argument("--tunable", type=tunable, action="append", default=[], help="NAME=VALUE (repeatable)")
     args = parser.parse_args()
 
-    comm = world()
-    set_threads_per_rank(comm)  # as a run does: each rank an equal share of its host's cores
-    backend = DistributedBackend(comm)
-    num_vertices = 1 << args.scale
-    src, dst, _ = backend.generate(args.scale, args.edgefactor, 2, 3)
-    graph = backend.build(src, dst, num_vertices, None)
-    root_list, _ = roots_module.search_keys(args.scale, 2, 3, backend.incident_vertices(src, dst, num_vertices),
-                                            args.roots)
-    validation_graph = backend.validation_graph(src, dst, num_vertices, None)
+    comm, backend, graph, root_list, validation_graph = reference_graph(args.scale, args.edgefactor, False,
+                                                                        args.roots)
     kernel = instrument(kernels.get("bfs", "cpu", distributed=True)(graph, **dict(args.tunable)))
     searches = []
     for round_number in range(args.rounds):
-        for root in root_list.tolist():
+        for root in root_list:
             local = []
 
             def search(key):

@@ -1,7 +1,7 @@
 """Sweep a distributed kernel's tunables on one graph: ``mpiexec -n P python benchmarks/distributed_sweep.py``.
 
     mpiexec -n P python benchmarks/distributed_sweep.py --scale S [--kind bfs|sssp]
-        [--tunable alpha=15,50,200] [--roots K] [--rounds R]
+        --tunable NAME=V1,V2,... (e.g. alpha=15,50,200) [--roots K] [--rounds R]
 
 Every rank generates its slice, kernel 1 builds the partitioned graph once,
 and for each value of the tunable the kernel is built and searched from the
@@ -28,9 +28,28 @@ from graph500.stats import teps_summary
 from graph500.validators import validate_bfs, validate_sssp
 
 
+def tunable_value(text):
+    """A tunable's value as given on the command line: a float where it has a point or an exponent, else an int."""
+    return float(text) if "." in text or "e" in text else int(text)
+
+
 def _tunable(text):
     name, _, values = text.partition("=")
-    return name, [float(value) if "." in value or "e" in value else int(value) for value in values.split(",")]
+    return name, [tunable_value(value) for value in values.split(",")]
+
+
+def reference_graph(scale, edgefactor, weighted, num_roots):
+    """Every rank's part of the reference graph (seeds 2 and 3), as a run makes it: ``(comm, backend, graph,
+    search keys, validation graph)``; each rank takes its share of the host's cores, as in a run."""
+    comm = world()
+    set_threads_per_rank(comm)
+    backend = DistributedBackend(comm)
+    num_vertices = 1 << scale
+    src, dst, weights = backend.generate(scale, edgefactor, 2, 3)
+    weights = weights if weighted else None
+    graph = backend.build(src, dst, num_vertices, weights)
+    root_list, _ = roots_module.search_keys(scale, 2, 3, backend.incident_vertices(src, dst, num_vertices), num_roots)
+    return comm, backend, graph, root_list.tolist(), backend.validation_graph(src, dst, num_vertices, weights)
 
 
 def main():
@@ -38,20 +57,14 @@ def main():
     parser.add_argument("--scale", type=int, default=20)
     parser.add_argument("--edgefactor", type=int, default=16)
     parser.add_argument("--kind", choices=("bfs", "sssp"), default="bfs")
-    parser.add_argument("--tunable", type=_tunable, default=("alpha", [15]), help="NAME=V1,V2,... (default alpha=15)")
+    parser.add_argument("--tunable", type=_tunable, required=True,
+                        help="NAME=V1,V2,...: one of the kind's distributed kernel's tunables (alpha=15,40 for the BFS)")
     parser.add_argument("--roots", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
-    comm = world()
-    set_threads_per_rank(comm)  # as a run does: each rank an equal share of its host's cores
-    backend = DistributedBackend(comm)
-    num_vertices = 1 << args.scale
-    src, dst, weights = backend.generate(args.scale, args.edgefactor, 2, 3)
-    graph = backend.build(src, dst, num_vertices, weights if args.kind == "sssp" else None)
-    root_list, _ = roots_module.search_keys(args.scale, 2, 3, backend.incident_vertices(src, dst, num_vertices),
-                                            args.roots)
-    validation_graph = backend.validation_graph(src, dst, num_vertices, weights if args.kind == "sssp" else None)
+    comm, backend, graph, root_list, validation_graph = reference_graph(args.scale, args.edgefactor,
+                                                                        args.kind == "sssp", args.roots)
     kernel_class = kernels.get(args.kind, "cpu", distributed=True)
     name, values = args.tunable
     built = {}
@@ -66,14 +79,14 @@ def main():
     for round_number in range(args.rounds):
         for value in values:
             times = []
-            for root in root_list.tolist():
+            for root in root_list:
                 output, seconds = backend.timed(built[value].search, root)
                 times.append(seconds)
                 if round_number == 0:
                     nedge = (validate_bfs(validation_graph, root, output) if args.kind == "bfs"
                              else validate_sssp(validation_graph, root, *output))
                     assert nedges.setdefault(root, nedge) == nedge
-            teps[value].append(teps_summary(times, [nedges[root] for root in root_list.tolist()])["harmonic_mean"])
+            teps[value].append(teps_summary(times, [nedges[root] for root in root_list])["harmonic_mean"])
     if comm.rank == 0:
         baseline = statistics.median(teps[values[0]])
         rows = [[f"{name}={value}", " ".join(f"{t:.3g}" for t in teps[value]), f"{statistics.median(teps[value]):.3g}",
