@@ -56,6 +56,12 @@ On 2 ranks of the 2-core machine, SCALE 20, 16 keys, 3 interleaved pairs
 of processes (`benchmarks/distributed_sweep.py`, 3 rounds each): 1.10x
 (1.04-1.14x).
 
+Prefetching, as in the one-process kernel: relaxing a source asks for the
+row bounds, state and label of the source ``PREFETCH_AHEAD`` places later
+and for the first lines of the row of the one half as far: most of the
+search waits for memory, one source after the other. Same measurement:
+1.20x (1.15-1.29x).
+
 Data structures (built in ``__init__``, charged to construction): each rank
 renumbers its own vertices by decreasing degree (hubs at the front of its
 per-vertex arrays) and rewrites its rows into four parts, starting at
@@ -112,8 +118,9 @@ from numba.experimental import structref
 
 from graph500.kernels import register
 from graph500.kernels.cpu.reorder import Relabeled, by_decreasing_degree, inverse_permutation
-from graph500.kernels.cpu.sssp_delta_stepping import (MAX_VERTICES, RING_SLACK, UNREACHED, _PARENT_MASK, _SHIFT,
-                                                      _bucket, _distance, _pack)
+from graph500.kernels.cpu.sssp_delta_stepping import (MAX_VERTICES, NEIGHBOR_AHEAD, PREFETCH_AHEAD, RING_SLACK,
+                                                      UNREACHED, _PARENT_MASK, _SHIFT, _bucket, _distance, _pack,
+                                                      _prefetch)
 from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
 
 DELTA_PER_MAX_WEIGHT = 0.02
@@ -292,6 +299,15 @@ def _relax_rows(sources, begin, end, part, bounds, columns, weights, first_verte
     examined = 0
     i = begin
     while i < end:
+        if i + PREFETCH_AHEAD < end:  # a later source: its row's bounds, its state, its label, its row's start
+            ahead = sources[i + PREFETCH_AHEAD]
+            _prefetch(bounds, ahead * ROW_PARTS + part)
+            _prefetch(state, ahead)
+            _prefetch(order, ahead)
+        if i + PREFETCH_AHEAD // 2 < end:
+            ahead_begin = bounds[sources[i + PREFETCH_AHEAD // 2] * ROW_PARTS + part]
+            _prefetch(columns, ahead_begin)
+            _prefetch(weights, ahead_begin)
         u = sources[i]
         row = u * ROW_PARTS + part
         local_begin, remote_begin, remote_end = bounds[row], bounds[row + 1], bounds[row + 2]
