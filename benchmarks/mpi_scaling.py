@@ -30,9 +30,16 @@ graph does (on 16 cores with P up to 16: one thread a rank, P cores in use).
   graph. 1.00 is perfect weak scaling. (Algebraically this is TEPS(P) /
   (P x TEPS(1)); what matters is that TEPS(1) is the base graph's.)
 
+``--repeats N`` runs N rounds, each running every configuration once, in
+order: a drift of the shared host (the one-thread P = 1 run moved 1.9x
+between leases of one afternoon on the 16-core host) then hits every P
+alike. A row's TEPS is the median of its runs; its efficiency is each
+round's own (its P-rank run against the P = 1 run of the same round),
+median and [min-max] over the rounds.
+
 With ``--reference PATH`` (the reference's ``graph500_reference_bfs_sssp``,
-see ``benchmarks/build_reference.sh``) each configuration runs ``--repeats``
-pairs, ours then the reference's (``MPIEXEC -n P PATH SCALE EDGEFACTOR``),
+see ``benchmarks/build_reference.sh``) each configuration runs a pair each
+round, ours then the reference's (``MPIEXEC -n P PATH SCALE EDGEFACTOR``),
 interleaved so that a drift of the machine hits both alike. The table gives
 the median of each side and ``ours/ref``: the median over the pairs of the
 per-pair ratio, with [min-max] over the pairs when there are several. Read
@@ -253,6 +260,11 @@ def configurations(args, cores):
     return out
 
 
+def with_reference(args, ranks):
+    """Whether the reference runs beside ours at ``ranks``."""
+    return bool(args.reference) and (args.reference_ranks is None or ranks in args.reference_ranks)
+
+
 def write_output(path, payload):
     if not path:
         return
@@ -286,7 +298,8 @@ def main():
     parser.add_argument("--reference", metavar="PATH", help="the reference's graph500_reference_bfs_sssp binary")
     parser.add_argument("--reference-ranks", type=int_list,
                         help="run the reference only at these P (default: every P)")
-    parser.add_argument("--repeats", type=int, default=1, help="runs (pairs with --reference) per configuration")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="rounds: every configuration runs once a round (with --reference, a pair)")
     parser.add_argument("--output", metavar="PATH", help="write every run's raw numbers as JSON")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per run (default 3600)")
     args = parser.parse_args()
@@ -327,12 +340,15 @@ def main():
     runs, rows = [], []
     payload = {"arguments": {key: value for key, value in vars(args).items() if key != "launcher"},
                "cores": cores, "cpus_per_rank": affinity, "runs": runs, "configurations": rows}
-    for mode, scale, ranks, threads in plan:
-        with_reference = bool(args.reference) and (args.reference_ranks is None or ranks in args.reference_ranks)
-        pairs, ours_runs, reference_runs = [], [], []
-        for repeat in range(args.repeats):
+    # Round after round, every configuration once (its reference run right after ours): a drift of the shared
+    # host then hits every P alike, and each round's efficiency compares runs of the same minutes.
+    ours_runs = {configuration: [] for configuration in plan}
+    pairs = {configuration: [] for configuration in plan}
+    for repeat in range(args.repeats):
+        for configuration in plan:
+            mode, scale, ranks, threads = configuration
             sides = [("ours", lambda: run_ours(args, scale, ranks, threads))]
-            if with_reference:
+            if with_reference(args, ranks):
                 sides.append(("reference", lambda: run_reference(args, scale, ranks)))
             pair = {}
             for side, function in sides:
@@ -348,36 +364,40 @@ def main():
                     print(f"bfs {number(result['bfs'])} sssp {number(result['sssp'])} TEPS "
                           f"({result['wall_seconds']:.0f} s)", file=sys.stderr)
                 write_output(args.output, payload)
-            ours_runs.append(pair["ours"])
+            ours_runs[configuration].append(pair["ours"])
             if "reference" in pair:
-                reference_runs.append(pair["reference"])
-                pairs.append((pair["ours"], pair["reference"]))
-        good = [run for run in ours_runs if not run["error"]]
-        good_reference = [run for run in reference_runs if not run["error"]]
+                pairs[configuration].append((pair["ours"], pair["reference"]))
+
+    for configuration in plan:
+        mode, scale, ranks, threads = configuration
+        good = [run for run in ours_runs[configuration] if not run["error"]]
         row = {"mode": mode, "scale": scale, "ranks": ranks, "threads_per_rank": threads,
-               "cpus_per_rank": affinity[ranks], "runs": len(ours_runs), "failed": len(ours_runs) - len(good),
-               "error": next((run["error"] for run in ours_runs if run["error"]), None)}
+               "cpus_per_rank": affinity[ranks], "runs": len(ours_runs[configuration]),
+               "failed": len(ours_runs[configuration]) - len(good),
+               "error": next((run["error"] for run in ours_runs[configuration] if run["error"]), None)}
         for kind in ("bfs", "sssp", "construction_time", "graph_generation"):
             row[kind] = median(run.get(kind) for run in good)
-        if with_reference:
+        if with_reference(args, ranks):
+            reference_runs = [reference for _, reference in pairs[configuration]]
             row["reference_error"] = next((run["error"] for run in reference_runs if run["error"]), None)
             for kind in ("bfs", "sssp"):
-                row[f"reference_{kind}"] = median(run.get(kind) for run in good_reference)
-                row[f"ratio_{kind}"], row[f"ratio_{kind}_range"], row[f"ratio_{kind}_text"] = ratio_cell(pairs, kind)
-        rows.append(row)
-        write_output(args.output, payload)
-
-    # Efficiency against the P = 1 row of the same series (strong: same SCALE; weak: the base SCALE).
-    for row in rows:
-        base = next((other for other in rows if other["mode"] == row["mode"] and other["ranks"] == 1
-                     and (row["mode"] == "weak" or other["scale"] == row["scale"])), None)
+                row[f"reference_{kind}"] = median(run.get(kind) for run in reference_runs if not run["error"])
+                row[f"ratio_{kind}"], row[f"ratio_{kind}_range"], row[f"ratio_{kind}_text"] = ratio_cell(
+                    pairs[configuration], kind)
+        # Efficiency per round against the P = 1 run of the same series and round (strong: same SCALE; weak:
+        # the base SCALE), then its median and spread over the rounds.
+        base = next((other for other in plan if other[0] == mode and other[2] == 1
+                     and (mode == "weak" or other[1] == scale)), None)
         for kind in ("bfs", "sssp"):
-            value = None
-            if base and base.get(kind) and row.get(kind):
-                value = row[kind] / base[kind]
-                if row["mode"] == "weak":
-                    value /= row["ranks"]
-            row[f"efficiency_{kind}"] = value
+            values = []
+            for repeat, run in enumerate(ours_runs[configuration]):
+                base_run = ours_runs[base][repeat] if base else None
+                if base_run and not run["error"] and not base_run["error"] and run.get(kind) and base_run.get(kind):
+                    values.append(run[kind] / base_run[kind] / (ranks if mode == "weak" else 1))
+            row[f"efficiency_{kind}"] = median(values)
+            row[f"efficiency_{kind}_text"] = ("-" if not values else f"{median(values):.2f}" if len(values) == 1
+                                              else f"{median(values):.2f} [{min(values):.2f}-{max(values):.2f}]")
+        rows.append(row)
     write_output(args.output, payload)
 
     show_sssp = not args.no_sssp
@@ -396,10 +416,9 @@ def main():
         headers.append("status")
         table = []
         for row in mode_rows:
-            line = [row["scale"], row["ranks"], row["threads_per_rank"], number(row["bfs"]),
-                    number(row["efficiency_bfs"], ".2f")]
+            line = [row["scale"], row["ranks"], row["threads_per_rank"], number(row["bfs"]), row["efficiency_bfs_text"]]
             if show_sssp:
-                line += [number(row["sssp"]), number(row["efficiency_sssp"], ".2f")]
+                line += [number(row["sssp"]), row["efficiency_sssp_text"]]
             line += [number(row["construction_time"], ".3g"), number(row["graph_generation"], ".3g")]
             if args.reference:
                 present = "reference_bfs" in row
@@ -422,7 +441,8 @@ def main():
             title = (f"Weak scaling: SCALE = {args.base_scale} + log2 P, {mode_rows[0]['threads_per_rank']} "
                      "thread(s) per rank; eff = (TEPS(P) / P) / TEPS(1 rank, base SCALE) (1.00 = perfect)")
         print(f"\n{title}")
-        print(f"TEPS: harmonic mean over {args.roots} search keys (ours), median of {args.repeats} run(s)")
+        print(f"TEPS: harmonic mean over {args.roots} search keys (ours), median of {args.repeats} run(s); eff: "
+              f"median over the {args.repeats} round(s) of each round's own efficiency [min-max]")
         if args.reference:
             print(f"reference: {REFERENCE_KEYS} search keys always, 1 thread per rank (P cores); "
                   f"ours/ref = median over {args.repeats} interleaved pair(s) [min-max]")
