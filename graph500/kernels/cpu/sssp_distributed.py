@@ -63,7 +63,9 @@ search waits for memory, one source after the other. Same measurement:
 1.20x (1.15-1.29x). Also prefetching the distance of the local neighbour
 ``NEIGHBOR_AHEAD`` entries ahead: 1.04x (0.97-1.05x), and the state of
 the bin entry ``PREFETCH_AHEAD`` places later when a bin is taken: 0.95x
-(0.83-1.07x); neither kept.
+(0.83-1.07x); neither kept. Relaxing the light halves of only the
+vertices that have light edges (as the one-process kernel's light
+frontier): 1.02x over 6 pairs (0.975-1.10x), not kept.
 
 Data structures (built in ``__init__``, charged to construction): each rank
 renumbers its own vertices by decreasing degree (hubs at the front of its
