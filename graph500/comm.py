@@ -52,6 +52,7 @@ process was started by an MPI launcher with more than one rank, else
 """
 
 import importlib
+import multiprocessing
 import os
 import socket
 import sys
@@ -62,6 +63,9 @@ import numpy as np
 from graph500.errors import Graph500Error
 
 REDUCTIONS = ("sum", "max", "min", "or")
+# Seconds a failing rank waits between its one line and MPI_Abort: without it MPICH's launcher lost the line
+# in 3 of 40 aborts on the 2-core development machine (the job torn down before it forwarded the rank's stderr).
+ABORT_GRACE = 0.5
 
 # The world size as MPI launchers tell the processes they start: MPICH's Hydra and Intel MPI (PMI_SIZE),
 # Open MPI (OMPI_COMM_WORLD_SIZE).
@@ -247,6 +251,7 @@ class MPICommunicator:
 
     def abort(self, message, status=1):
         print(message, file=sys.stderr, flush=True)
+        time.sleep(ABORT_GRACE)  # the launcher forwards the line before MPI_Abort tears the job down
         self._comm.Abort(status)
 
     def describe(self):
@@ -418,7 +423,16 @@ def _displacements(counts):
 
 
 def launched_by_mpi():
-    """Whether an MPI launcher (mpiexec, mpirun, srun) started this process with more than one rank."""
+    """Whether an MPI launcher (mpiexec, mpirun, srun) started this process with more than one rank.
+
+    A process that a rank started through multiprocessing (the warm-up's workers, `graph500.warm_up`)
+    inherits the launcher's variables but not its connection to it: it is no rank. Initialising MPI there
+    failed ("PMIU_write error ... Bad file descriptor") and its abort could take the rank down with it
+    (MPICH, where a spawned worker re-imports a script that calls `world` at its top level; such a worker
+    is named before it imports, so the name tells it even then).
+    """
+    if multiprocessing.current_process().name != "MainProcess" or multiprocessing.parent_process() is not None:
+        return False
     for name in _LAUNCHER_SIZE_VARIABLES:
         value = os.environ.get(name, "")
         if value.isdigit() and int(value) > 1:

@@ -41,25 +41,14 @@ needs_mpi = pytest.mark.skipif(mpi4py is None or MPIEXEC is None,
                                reason="needs mpi4py and mpiexec (pip install '.[mpi]')")
 
 
-# MPICH's launcher lost a rank before MPI_Init finished (seen once in a full suite on a loaded 2-core machine:
-# "PMIU_write error ... Bad file descriptor", then "PMI_Init returned -1"): the program never ran, so it is
-# launched again, LAUNCH_ATTEMPTS times at most.
-LAUNCH_FAILURES = ("PMI_Init returned", "PMIU_write error")
-LAUNCH_ATTEMPTS = 3
-
-
 def run_ranks(num_ranks, *argv, timeout=TIMEOUT, threads=1):
     """The CompletedProcess (text) of ``python argv...`` on ``num_ranks`` ranks, run from the repository."""
     environment = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMPI_ALLOW_RUN_AS_ROOT="1",
                        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
     environment.pop("PMI_SIZE", None)  # where pytest itself runs under a launcher
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")]))
-    for _ in range(LAUNCH_ATTEMPTS):
-        result = subprocess.run([MPIEXEC, "-n", str(num_ranks), sys.executable, *map(str, argv)],
-                                capture_output=True, text=True, timeout=timeout, env=environment, cwd=REPOSITORY)
-        if not any(failure in result.stderr for failure in LAUNCH_FAILURES):
-            break
-    return result
+    return subprocess.run([MPIEXEC, "-n", str(num_ranks), sys.executable, *map(str, argv)],
+                          capture_output=True, text=True, timeout=timeout, env=environment, cwd=REPOSITORY)
 
 
 def report_fields(text):

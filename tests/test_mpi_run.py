@@ -67,7 +67,7 @@ class FaultyBFS(DistributedBFS):
 
     def search(self, root):
         parents = super().search(root)
-        if comm.rank == comm.size - 1:
+        if comm.size > 1 and comm.rank == comm.size - 1:  # not in the warm-up (one rank, or a spawned worker)
             if FAULT == "raise":
                 raise RuntimeError("planted failure")
             reached = np.flatnonzero(parents >= 0)
@@ -76,8 +76,9 @@ class FaultyBFS(DistributedBFS):
         return parents
 
 
-config = harness.RunConfig(scale=10, bfs="faulty", run_sssp=False, num_roots=4)
-sys.exit(harness.run(config, comm=comm))
+if __name__ == "__main__":  # the warm-up's spawned workers import this script too
+    config = harness.RunConfig(scale=10, bfs="faulty", run_sssp=False, num_roots=4)
+    sys.exit(harness.run(config, comm=comm))
 """
 
 

@@ -1,5 +1,7 @@
 """The pieces under a run of P ranks: the partition, a block's rows, the exchange, the communicators."""
 
+import multiprocessing
+
 import numpy as np
 import pytest
 from support import needs_mpi, run_ranks
@@ -89,6 +91,14 @@ def test_a_plain_process_is_not_an_mpi_rank(monkeypatch):
     monkeypatch.setenv("PMI_SIZE", "1")
     assert not launched_by_mpi()
     monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "4")
+    assert launched_by_mpi()
+
+
+def test_a_process_a_rank_spawned_is_not_a_rank(monkeypatch):
+    monkeypatch.setenv("PMI_SIZE", "4")  # inherited from the launcher by the rank's helpers
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(1) as pool:
+        assert pool.apply(launched_by_mpi) is False
     assert launched_by_mpi()
 
 
