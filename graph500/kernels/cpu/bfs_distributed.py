@@ -128,8 +128,8 @@ labels).
 
 Tunables: ``first_neighbors`` (True: the bottom-up scan reads each row's
 first neighbour from an array of its own, `bfs_bottom_up`; 1.15x at P =
-16, SCALE 24 on the 16-core host), ``found_bitmap_edges`` (FOUND_BITMAP_EDGES: off, see above),
-``alpha`` (40) and ``beta`` (18, Beamer's value as in the one-process
+16, SCALE 24 on the 16-core host), ``found_bitmap_edges``
+(FOUND_BITMAP_EDGES: off, see above), ``alpha`` (40) and ``beta`` (18, Beamer's value as in the one-process
 kernel). A top-down edge costs more here than in one process
 (requests exchanged and claimed by their owner) and less and less against
 a degree-ordered bottom-up scan as P grows, so bottom-up pays earlier than

@@ -625,7 +625,7 @@ class DistributedDeltaStepping:
         ring = 1 << int(np.ceil(max_weight / self.delta) + RING_SLACK - 1).bit_length()  # a power of two
         self.rank_state = _new_rank_state(bounds, columns, weights, self.order, np.int64(self.first_vertex),
                                           ghost_owner, ghost_target, np.int64(comm.size), np.int64(ring),
-                                          np.int64(max(CHUNK_EDGES, int(np.diff(graph.offsets).max(initial=0)))),
+                                          np.int64(max(CHUNK_EDGES, int(degrees.max(initial=0)))),
                                           np.int64(max(1024, ghost_owner.shape[0] // 4)), 1.0 / self.delta,
                                           np.int64(np.count_nonzero(degrees > 1)))
         self.keep_trace = trace
