@@ -237,9 +237,15 @@ def ratio_cell(pairs, kind):
               if not ours["error"] and not ref["error"] and ours.get(kind) and ref.get(kind)]
     if not ratios:
         return None, None, "-"
-    middle = statistics.median(ratios)
-    text = f"{middle:.2f}" if len(ratios) == 1 else f"{middle:.2f} [{min(ratios):.2f}-{max(ratios):.2f}]"
-    return middle, (min(ratios), max(ratios)), text
+    return statistics.median(ratios), (min(ratios), max(ratios)), spread_text(ratios)
+
+
+def spread_text(values):
+    """``median [min-max]`` of ``values`` (the median alone for one value, ``-`` for none)."""
+    if not values:
+        return "-"
+    middle = f"{statistics.median(values):.2f}"
+    return middle if len(values) == 1 else f"{middle} [{min(values):.2f}-{max(values):.2f}]"
 
 
 def number(value, spec=".3g"):
@@ -395,8 +401,7 @@ def main():
                 if base_run and not run["error"] and not base_run["error"] and run.get(kind) and base_run.get(kind):
                     values.append(run[kind] / base_run[kind] / (ranks if mode == "weak" else 1))
             row[f"efficiency_{kind}"] = median(values)
-            row[f"efficiency_{kind}_text"] = ("-" if not values else f"{median(values):.2f}" if len(values) == 1
-                                              else f"{median(values):.2f} [{min(values):.2f}-{max(values):.2f}]")
+            row[f"efficiency_{kind}_text"] = spread_text(values)
         rows.append(row)
     write_output(args.output, payload)
 
