@@ -1,20 +1,22 @@
 """One CPU kernel module at two git revisions, interleaved search by search in one process.
 
     python benchmarks/cpu_revisions.py --baseline REV [--kind sssp] [--scale 20] [--roots 16] [--rounds 5]
-                                       [--threads N]
+                                       [--threads N] [--helpers frontier,bfs_top_down]
 
 A change to a CPU kernel's code (not a tunable, which ``cpu_kernels.py
 --sweep`` covers) is measured by loading the kind's default kernel module as
 it is in this checkout and as it was at ``--baseline`` (``git show
 REV:graph500/kernels/cpu/MODULE.py``, imported under a private name; the
 rest of the package is this checkout's, so the module at REV must still
-work with it). Both kernels run on the CPU backend's kernel 1 graph
-(degree-ordered, as in a run), for the reference's search keys (edgefactor
-16, seeds 2 and 3); every tree of both is validated first and both must
-reach the same edges. Then ``--rounds`` rounds: per key, one search with
-each (baseline first in even rounds, candidate first in odd ones). Printed
-per round: each one's harmonic-mean TEPS and their ratio; then the median
-ratio (candidate over baseline) and its spread.
+work with it; ``--helpers`` takes other kernel modules that it imports at
+REV too, e.g. ``frontier,bfs_top_down`` for the direction-optimizing BFS).
+Both kernels run on the CPU backend's kernel 1 graph (degree-ordered, as in
+a run), for the reference's search keys (edgefactor 16, seeds 2 and 3);
+every tree of both is validated first and both must reach the same edges.
+Then ``--rounds`` rounds: per key, one search with each (baseline first in
+even rounds, candidate first in odd ones). Printed per round: each one's
+harmonic-mean TEPS and their ratio; then the median ratio (candidate over
+baseline) and its spread.
 
 Run it once with ``--baseline HEAD`` too: two copies of the same code
 should measure alike, and where they do not, the difference is the
@@ -57,25 +59,32 @@ def run_graph(scale, num_roots):
     return graph, roots, ValidationGraph.from_edges(src, dst, num_vertices, weights)
 
 
-def kernel_at_revision(kind, revision, workdir):
+def kernel_at_revision(kind, revision, workdir, helpers=()):
     """The kind's default CPU kernel class as its module was at ``revision``; the registry keeps this
-    checkout's class."""
+    checkout's class. ``helpers``: names of other modules of ``graph500/kernels/cpu`` (e.g. ``frontier``) to
+    take at ``revision`` too, in an order where each comes after those it imports; the baseline modules
+    import the baseline helpers, everything else is this checkout's."""
     current = kernels.get(kind, "cpu")
-    module_name = current.__module__
-    relative = Path(*module_name.split(".")).with_suffix(".py")
-    try:
-        source = subprocess.run(["git", "show", f"{revision}:{relative.as_posix()}"], cwd=REPOSITORY,
-                                capture_output=True, text=True, check=True).stdout
-    except subprocess.CalledProcessError as error:
-        raise SystemExit(f"git show {revision}:{relative.as_posix()}: {error.stderr.strip()}") from None
-    path = Path(workdir) / f"baseline_{relative.stem}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"baseline_{relative.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # Numba finds a jitted function's globals through its module's name
-    spec.loader.exec_module(module)  # its @register files its class under the same name ...
+    package, _, kernel_module = current.__module__.rpartition(".")
+    baseline = {}
+    for name in (*helpers, kernel_module):
+        relative = Path(*package.split("."), name).with_suffix(".py")
+        try:
+            source = subprocess.run(["git", "show", f"{revision}:{relative.as_posix()}"], cwd=REPOSITORY,
+                                    capture_output=True, text=True, check=True).stdout
+        except subprocess.CalledProcessError as error:
+            raise SystemExit(f"git show {revision}:{relative.as_posix()}: {error.stderr.strip()}") from None
+        for helper in baseline:
+            source = source.replace(f"from {package}.{helper} import", f"from baseline_{helper} import")
+        path = Path(workdir) / f"baseline_{name}.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(f"baseline_{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # Numba finds a jitted function's globals through its module's name
+        spec.loader.exec_module(module)  # the kernel's @register files its class under the same name ...
+        baseline[name] = module
     kernels.register()(current)  # ... so this checkout's class is filed again
-    return getattr(module, current.__name__), current
+    return getattr(baseline[kernel_module], current.__name__), current
 
 
 def main():
@@ -86,11 +95,14 @@ def main():
     parser.add_argument("--roots", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=numba.config.NUMBA_NUM_THREADS, help="Numba threads")
+    parser.add_argument("--helpers", default="", help="comma-separated modules of graph500/kernels/cpu the "
+                        "kernel's module imports, also taken at --baseline (e.g. frontier,bfs_top_down)")
     args = parser.parse_args()
     numba.set_num_threads(args.threads)
     graph, roots, validation = run_graph(args.scale, args.roots)
     with tempfile.TemporaryDirectory() as workdir:  # the baseline's source: Numba compiles (and caches) from it
-        baseline_class, candidate_class = kernel_at_revision(args.kind, args.baseline, workdir)
+        baseline_class, candidate_class = kernel_at_revision(args.kind, args.baseline, workdir,
+                                                              [name for name in args.helpers.split(",") if name])
         ratios = compare({"baseline": baseline_class(graph), "candidate": candidate_class(graph)}, args.kind,
                          validation, roots, args.rounds)
     print(f"candidate / baseline: median {np.median(ratios):.3f}, spread {min(ratios):.3f}-{max(ratios):.3f}")
