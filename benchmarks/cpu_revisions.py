@@ -59,6 +59,17 @@ def run_graph(scale, num_roots):
     return graph, roots, ValidationGraph.from_edges(src, dst, num_vertices, weights)
 
 
+def _source_at(revision, relative):
+    """The text of the file ``relative`` at ``revision``: a git revision, or a directory holding the tree."""
+    if Path(revision).is_dir():
+        return (Path(revision) / relative).read_text()
+    try:
+        return subprocess.run(["git", "show", f"{revision}:{relative.as_posix()}"], cwd=REPOSITORY,
+                              capture_output=True, text=True, check=True).stdout
+    except subprocess.CalledProcessError as error:
+        raise SystemExit(f"git show {revision}:{relative.as_posix()}: {error.stderr.strip()}") from None
+
+
 def kernel_at_revision(kind, revision, workdir, helpers=()):
     """The kind's default CPU kernel class as its module was at ``revision``; the registry keeps this
     checkout's class. ``helpers``: names of other modules of ``graph500/kernels/cpu`` (e.g. ``frontier``) to
@@ -69,11 +80,7 @@ def kernel_at_revision(kind, revision, workdir, helpers=()):
     baseline = {}
     for name in (*helpers, kernel_module):
         relative = Path(*package.split("."), name).with_suffix(".py")
-        try:
-            source = subprocess.run(["git", "show", f"{revision}:{relative.as_posix()}"], cwd=REPOSITORY,
-                                    capture_output=True, text=True, check=True).stdout
-        except subprocess.CalledProcessError as error:
-            raise SystemExit(f"git show {revision}:{relative.as_posix()}: {error.stderr.strip()}") from None
+        source = _source_at(revision, relative)
         for helper in baseline:
             source = source.replace(f"from {package}.{helper} import", f"from baseline_{helper} import")
         path = Path(workdir) / f"baseline_{name}.py"
@@ -89,7 +96,8 @@ def kernel_at_revision(kind, revision, workdir, helpers=()):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--baseline", required=True, help="git revision of the baseline")
+    parser.add_argument("--baseline", required=True, help="git revision of the baseline, or a directory "
+                        "holding its tree (where there is no git: git archive REV graph500 | tar -x -C DIR)")
     parser.add_argument("--kind", choices=("bfs", "sssp"), default="sssp")
     parser.add_argument("--scale", type=int, default=20)
     parser.add_argument("--roots", type=int, default=16)

@@ -277,26 +277,6 @@ def test_bitmap_to_queue_and_edges_lists_the_set_bits_in_order(threads, num_word
     assert edges == int(np.diff(offsets)[bits].sum())
 
 
-@pytest.mark.parametrize("tasks", [1, 2, 3, 7])
-@pytest.mark.parametrize("num_vertices", [1, 64, 513, 5000])
-def test_marking_vertices_sets_exactly_their_bits_in_every_copy(tasks, num_vertices):
-    """`frontier.mark_vertices` cuts the words among tasks at cache lines (8 words): every bit set, none
-    lost at a cut, in every copy; cleared first or kept."""
-    rng = np.random.default_rng(num_vertices)
-    vertices = rng.choice(num_vertices, size=num_vertices // 3 + 1, replace=False).astype(np.int64)
-    expected = np.zeros(frontier.bitmap_words(num_vertices), dtype=np.uint64)
-    np.bitwise_or.at(expected, vertices >> 6, np.left_shift(np.uint64(1), (vertices & 63).astype(np.uint64)))
-    copies = np.full((2, expected.shape[0]), 6, dtype=np.uint64)
-    frontier.mark_vertices(copies, vertices, True, tasks)
-    np.testing.assert_array_equal(copies, [expected, expected])
-    kept = np.full((1, expected.shape[0]), 6, dtype=np.uint64)
-    frontier.mark_vertices(kept, vertices, False, tasks)
-    np.testing.assert_array_equal(kept[0], expected | np.uint64(6))
-    with numba_threads(THREADS[-1]):
-        frontier.queue_to_bitmap(vertices, copies)
-    np.testing.assert_array_equal(copies, [expected, expected])
-
-
 @pytest.mark.parametrize("threads", THREADS)
 def test_bfs_with_large_frontiers_gives_valid_trees(threads):
     """SCALE 16: frontiers of tens of thousands of vertices, parallel top-down levels with many claims (the

@@ -35,8 +35,8 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    WORD_SHIFT, Parents, bit_of, bitmap_words, equal_share, first_at_least, has_bit, label_of, mark_vertices,
-    set_bits, trace_entry,
+    WORD_SHIFT, Parents, bit_of, bitmap_words, equal_share, first_at_least, has_bit, label_of, set_bits,
+    trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -138,19 +138,13 @@ def _parallel_step(offsets, neighbors, frontier, visited, parent, parent_labels,
         _claim_or_keep(keep, offsets, neighbors, frontier, edge_prefix, visited, parent, parent_labels, found_vertex,
                        found_claimer, found_counts, kept_edges)
     next_frontier = np.empty(found_counts.sum(), dtype=np.int64)
-    _concatenate(found_vertex, parent.shape[0], found_counts, next_frontier)
-    return next_frontier, kept_edges.sum()
-
-
-@numba.njit(parallel=True, cache=True)
-def _concatenate(found_vertex, buffer_size, found_counts, next_frontier):
-    """``next_frontier``: the kept vertices of every task's buffer, in task order, each task copying its own."""
-    ends = np.cumsum(found_counts)
-    for task in numba.prange(found_counts.shape[0]):
-        start = task * buffer_size
-        slot = ends[task] - found_counts[task]
+    slot = 0
+    for task in range(num_tasks):
+        start = task * parent.shape[0]
         for j in range(found_counts[task]):
-            next_frontier[slot + j] = found_vertex[start + j]
+            next_frontier[slot] = found_vertex[start + j]
+            slot += 1
+    return next_frontier, kept_edges.sum()
 
 
 @numba.njit(cache=True)
@@ -167,11 +161,10 @@ def top_down_step(offsets, neighbors, frontier, frontier_edges, visited, parent,
     if num_tasks == 1 or frontier_edges < parallel_edges:
         next_frontier, next_edges = _serial_step(offsets, neighbors, frontier, visited, parent, parent_labels,
                                                  found_vertex, found_claimer)
-        set_bits(visited, next_frontier)
     else:
         next_frontier, next_edges = _parallel_step(offsets, neighbors, frontier, visited, parent, parent_labels,
                                                    found_vertex, found_claimer, num_tasks)
-        mark_vertices(visited.reshape((1, visited.shape[0])), next_frontier, False, num_tasks)
+    set_bits(visited, next_frontier)
     return next_frontier, next_edges
 
 

@@ -24,7 +24,6 @@ WORD_SHIFT = 6
 WORD_MASK = np.uint64(WORD_BITS - 1)
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
-LINE_WORDS = 8  # bitmap words in a 64-byte cache line
 
 
 @numba.njit(inline="always", cache=True)
@@ -55,37 +54,9 @@ def count_bits(word):
 
 @numba.njit(cache=True)
 def set_bits(bitmap, vertices):
-    """Set the bit of each vertex (serial: neighbouring vertices share words; see `mark_vertices`)."""
+    """Set the bit of each vertex (serial: neighbouring vertices share words)."""
     for vertex in vertices:
         bitmap[vertex >> WORD_SHIFT] |= bit_of(vertex)
-
-
-@numba.njit(parallel=True, cache=True)
-def mark_vertices(bitmaps, vertices, clear, num_tasks):
-    """Set the bit of each of ``vertices`` in every row of ``bitmaps`` (copies x words), first clearing the rows
-    where ``clear``; in parallel, without atomic operations.
-
-    Each of ``num_tasks`` tasks owns an equal share of the words, cut at cache lines (8 words), and reads the whole vertex list,
-    setting only its own words' bits: no two cores write one cache line. One thread setting the bits of a
-    large list instead (`set_bits`) pulls most of the bitmap's lines from the cores that wrote them in the
-    last bottom-up level (on the 16-core host at SCALE 22, the conversion at a switch cost 0.7 ms that way);
-    atomic ORs were 4x slower on 2 threads than one thread's plain writes.
-    """
-    words = bitmaps.shape[1]
-    lines = (words + LINE_WORDS - 1) // LINE_WORDS
-    for task in numba.prange(num_tasks):
-        first_line, end_line = equal_share(task, num_tasks, lines)
-        first_word, end_word = first_line * LINE_WORDS, min(words, end_line * LINE_WORDS)
-        if clear:
-            for row in range(bitmaps.shape[0]):
-                for word in range(first_word, end_word):
-                    bitmaps[row, word] = ZERO
-        for vertex in vertices:
-            word = vertex >> WORD_SHIFT
-            if first_word <= word < end_word:
-                bit = bit_of(vertex)
-                for row in range(bitmaps.shape[0]):
-                    bitmaps[row, word] |= bit
 
 
 @numba.njit(cache=True)
@@ -177,10 +148,14 @@ def _bits_to_queue(bitmap, counts, queue):
                 bits &= bits - ONE
 
 
+@numba.njit(cache=True)
 def queue_to_bitmap(queue, copies):
-    """Make every copy (row) of the bitmap ``copies`` hold exactly the vertices of ``queue`` (in parallel:
-    `mark_vertices`)."""
-    mark_vertices(copies, queue, True, numba.get_num_threads())
+    """Make every copy (row) of the bitmap ``copies`` hold exactly the vertices of ``queue``."""
+    copies[0, :] = ZERO
+    set_bits(copies[0], queue)
+    for copy in range(1, copies.shape[0]):
+        for word in range(copies.shape[1]):
+            copies[copy, word] = copies[0, word]
 
 
 class Parents:
