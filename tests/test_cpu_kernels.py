@@ -18,7 +18,7 @@ from graph500 import io, kernels
 from graph500.generators import kronecker
 from graph500.generators.rmat import generate_rmat
 from graph500.generators.roots import incident_vertices, search_keys
-from graph500.kernels.cpu import bfs_bottom_up, bfs_numa_bottom_up, frontier, sssp_delta_stepping
+from graph500.kernels.cpu import bfs_numa_bottom_up, frontier, sssp_delta_stepping
 from graph500.kernels.cpu.backend import Backend
 from graph500.kernels.cpu.build import build_csr
 from graph500.kernels.graph import neighbor_dtype
@@ -275,21 +275,6 @@ def test_bitmap_to_queue_and_edges_lists_the_set_bits_in_order(threads, num_word
     np.testing.assert_array_equal(queue, np.flatnonzero(bits))
     assert queue.dtype == np.int64
     assert edges == int(np.diff(offsets)[bits].sum())
-
-
-@pytest.mark.parametrize("num_words", [1, 64, 65, 1000])
-def test_a_frontier_summary_has_a_bit_for_each_nonempty_word(num_words):
-    rng = np.random.default_rng(num_words)
-    bitmap = np.where(rng.random(num_words) < 0.1, rng.integers(1, 2**63, num_words), 0).astype(np.uint64)
-    summary = np.full(frontier.bitmap_words(num_words), 5, dtype=np.uint64)
-    bfs_bottom_up.summarize_frontier(bitmap, summary)
-    expected = np.packbits(bitmap != 0, bitorder="little")
-    np.testing.assert_array_equal(summary.view(np.uint8)[:expected.shape[0]], expected)
-    assert not summary.view(np.uint8)[expected.shape[0]:].any()
-    members = np.flatnonzero(np.unpackbits(bitmap.view(np.uint8), bitorder="little"))
-    for vertex in range(num_words * 64):
-        assert bfs_bottom_up.in_frontier(bitmap, summary, vertex) == (vertex in members)
-        assert bfs_bottom_up.in_frontier(bitmap, None, vertex) == (vertex in members)
 
 
 @pytest.mark.parametrize("threads", THREADS)

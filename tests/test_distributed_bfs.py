@@ -69,11 +69,9 @@ def fixture_graphs():
 
 @pytest.mark.parametrize("tunables", [{}, {"parallel_edges": 0}, {"alpha": 2.0, "beta": 2.0}, {"reorder": False},
                                       {"found_bitmap_edges": 0}, {"found_bitmap_edges": 1 / 64},
-                                      {"found_bitmap_edges": 0, "parallel_edges": 0}, {"first_neighbors": False},
-                                      {"summary_below": 1.0}, {"summary_below": 0}],
+                                      {"found_bitmap_edges": 0, "parallel_edges": 0}, {"first_neighbors": False}],
                          ids=["defaults", "parallel-edges-0", "early-switches", "no-reorder", "found-bitmaps",
-                              "found-bitmaps-from-n-64", "found-bitmaps-parallel", "rows-only", "always-summary",
-                              "no-summary"])
+                              "found-bitmaps-from-n-64", "found-bitmaps-parallel", "rows-only"])
 @pytest.mark.parametrize("threads", THREADS)
 @pytest.mark.parametrize("case", list(fixture_graphs()) + odd_graphs(), ids=lambda case: case[0])
 def test_one_rank_trees_are_valid_with_the_one_process_nedge(case, threads, tunables):
@@ -131,7 +129,7 @@ from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators import ValidationGraph, validate_bfs
 
 scale, edgefactor, num_roots, parallel_edges, busiest_rank = (int(arg) for arg in sys.argv[1:6])
-found_bitmap_edges, summary_below = float(sys.argv[6]), float(sys.argv[7])
+found_bitmap_edges = float(sys.argv[6])
 comm = world()
 num_vertices, num_tuples = 1 << scale, edgefactor << scale
 blocks = VertexBlocks(num_vertices, comm.size)
@@ -142,7 +140,7 @@ has_edge = np.zeros(num_vertices, dtype=bool)
 mark_incident(src, dst, has_edge)
 roots, _ = search_keys(scale, 2, 3, comm.allreduce(has_edge, "or"), num_roots)
 kernel = DistributedBFS(graph, parallel_edges=parallel_edges, busiest_rank=bool(busiest_rank),
-                        found_bitmap_edges=found_bitmap_edges, summary_below=summary_below)
+                        found_bitmap_edges=found_bitmap_edges)
 if comm.rank == 0:
     all_src, all_dst, _ = kronecker.generate_edges(scale, edgefactor, 2, 3)
     validation = ValidationGraph.from_edges(all_src, all_dst, num_vertices)
@@ -160,15 +158,15 @@ for root in roots:
 
 
 @needs_mpi
-@pytest.mark.parametrize("num_ranks, threads, parallel_edges, busiest_rank, found_bitmap_edges, summary_below",
-                         [(2, 1, 1 << 15, 1, float("inf"), 1 / 256), (3, 2, 0, 0, 0, 1.0), (2, 2, 0, 1, 1 / 64, 0)])
+@pytest.mark.parametrize("num_ranks, threads, parallel_edges, busiest_rank, found_bitmap_edges",
+                         [(2, 1, 1 << 15, 1, float("inf")), (3, 2, 0, 0, 0), (2, 2, 0, 1, 1 / 64)])
 def test_ranks_build_valid_trees_with_the_one_process_nedge(tmp_path, num_ranks, threads, parallel_edges, busiest_rank,
-                                                            found_bitmap_edges, summary_below):
+                                                            found_bitmap_edges):
     scale, edgefactor, num_roots = 11, 16, 8
     script = tmp_path / "ranks.py"
     script.write_text(RANK_SCRIPT)
     result = run_ranks(num_ranks, script, scale, edgefactor, num_roots, parallel_edges, busiest_rank,
-                       found_bitmap_edges, summary_below, threads=threads)
+                       found_bitmap_edges, threads=threads)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     lines = [line.split() for line in result.stdout.splitlines() if line.startswith("nedge")]
     src, dst, _ = kronecker.generate_edges(scale, edgefactor, 2, 3)

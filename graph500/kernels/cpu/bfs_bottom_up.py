@@ -164,49 +164,27 @@ def _first_neighbors(offsets, neighbors):
     return first
 
 
-@numba.njit(parallel=True, cache=True)
-def summarize_frontier(frontier_bitmap, summary):
-    """``summary``: one bit per word of ``frontier_bitmap``, set where that word has a vertex (see
-    `in_frontier`)."""
-    words = frontier_bitmap.shape[0]
-    for summary_word in numba.prange(summary.shape[0]):
-        bits = ZERO
-        for word in range(summary_word << WORD_SHIFT, min(words, (summary_word + 1) << WORD_SHIFT)):
-            if frontier_bitmap[word]:
-                bits |= bit_of(word)
-        summary[summary_word] = bits
-
-
 @numba.njit(inline="always", cache=True)
-def in_frontier(frontier_bitmap, frontier_summary, u):
-    """Whether ``u`` is in the frontier; where ``frontier_summary`` is not None, its bit for ``u``'s word is
-    read first, and the frontier's word only where it is set."""
-    if frontier_summary is not None and not has_bit(frontier_summary, u >> WORD_SHIFT):
-        return False
-    return has_bit(frontier_bitmap, u) != 0
-
-
-@numba.njit(inline="always", cache=True)
-def _find_parent(offsets, neighbors, first_neighbors, frontier_bitmap, frontier_summary, v):
+def _find_parent(offsets, neighbors, first_neighbors, frontier_bitmap, v):
     """``(parent, edges examined)``: the first neighbour of ``v`` in the frontier, or -1. The row's first
     entry is read from ``first_neighbors`` where it is not None (the row itself only when it is not there)."""
     begin = offsets[v]
     scan_from = begin
     if first_neighbors is not None:
         u = first_neighbors[v]
-        if in_frontier(frontier_bitmap, frontier_summary, u):
+        if has_bit(frontier_bitmap, u):
             return u, 1
         scan_from += 1
     for k in range(scan_from, offsets[v + 1]):
         u = neighbors[k]
-        if in_frontier(frontier_bitmap, frontier_summary, u):
+        if has_bit(frontier_bitmap, u):
             return u, k - begin + 1
     return -1, offsets[v + 1] - begin
 
 
 @numba.njit(inline="always", cache=True)
-def _scan_words(offsets, neighbors, first_neighbors, first_word, end_word, frontier_bitmap, frontier_summary,
-                next_copies, visited_bitmap, parent, parent_labels):
+def _scan_words(offsets, neighbors, first_neighbors, first_word, end_word, frontier_bitmap, next_copies,
+                visited_bitmap, parent, parent_labels):
     """Bottom-up over the unvisited vertices of words ``first_word:end_word``: ``(found, edges examined)``.
 
     The next frontier's words go to every copy in ``next_copies``; a parent ``u`` is written as
@@ -220,7 +198,7 @@ def _scan_words(offsets, neighbors, first_neighbors, first_word, end_word, front
         while todo:
             bit = trailing_zeros(todo)
             v = (word << WORD_SHIFT) + np.int64(bit)
-            u, scanned = _find_parent(offsets, neighbors, first_neighbors, frontier_bitmap, frontier_summary, v)
+            u, scanned = _find_parent(offsets, neighbors, first_neighbors, frontier_bitmap, v)
             examined += scanned
             if u >= 0:
                 parent[v] = label_of(parent_labels, u)
@@ -235,11 +213,10 @@ def _scan_words(offsets, neighbors, first_neighbors, first_word, end_word, front
 
 @numba.njit(parallel=True, cache=True)
 def bottom_up_step(offsets, neighbors, first_neighbors, word_bounds, task_copy, frontier_copies, next_copies,
-                   visited_bitmap, parent, parent_labels=None, frontier_summary=None):
+                   visited_bitmap, parent, parent_labels=None):
     """One bottom-up level; each task owns words ``word_bounds[t]:word_bounds[t + 1]``.
 
     ``first_neighbors``: `BottomUpLayout.first_neighbors` (each row's first entry, or None).
-    ``frontier_summary``: None, or `summarize_frontier` of the (one) frontier copy.
     The frontier and next-frontier bitmaps have one copy (row) per NUMA domain:
     task t reads copy ``task_copy[t]`` and writes its words to every copy.
     ``parent_labels``: what a parent is written as (`frontier.label_of`).
@@ -249,8 +226,8 @@ def bottom_up_step(offsets, neighbors, first_neighbors, word_bounds, task_copy, 
     examined = 0
     for task in numba.prange(word_bounds.shape[0] - 1):
         task_awake, task_examined = _scan_words(offsets, neighbors, first_neighbors, word_bounds[task],
-                                                word_bounds[task + 1], frontier_copies[task_copy[task]],
-                                                frontier_summary, next_copies, visited_bitmap, parent, parent_labels)
+                                                word_bounds[task + 1], frontier_copies[task_copy[task]], next_copies,
+                                                visited_bitmap, parent, parent_labels)
         awake += task_awake
         examined += task_examined
     return awake, examined

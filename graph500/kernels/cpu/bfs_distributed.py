@@ -161,7 +161,7 @@ import numba
 import numpy as np
 
 from graph500.kernels import register
-from graph500.kernels.cpu.bfs_bottom_up import FIRST_NEIGHBORS, BottomUpLayout, bottom_up_step, summarize_frontier
+from graph500.kernels.cpu.bfs_bottom_up import FIRST_NEIGHBORS, BottomUpLayout, bottom_up_step
 from graph500.kernels.cpu.bfs_direction_optimizing import BETA
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
 from graph500.kernels.cpu.frontier import (
@@ -175,7 +175,6 @@ ALPHA = 40  # see the module's notes: top-down costs more per edge here than in 
 HALF_BITS = np.uint64(32)  # a packed request: child offset << HALF_BITS | parent offset (blocks <= 2^32)
 HALF_MASK = np.uint64((1 << 32) - 1)
 FOUND_BITMAP_EDGES = float("inf")  # times N: top-down levels of this many frontier edges exchange found bitmaps
-SUMMARY_BELOW = 1 / 256  # times N: bottom-up levels of a smaller frontier read its summary first
 
 
 @numba.njit(parallel=True, cache=True)
@@ -379,7 +378,7 @@ class DistributedBFS:
     distributed = True
 
     def __init__(self, graph, alpha=ALPHA, beta=BETA, parallel_edges=PARALLEL_EDGES, reorder=True, busiest_rank=True,
-                 found_bitmap_edges=FOUND_BITMAP_EDGES, first_neighbors=FIRST_NEIGHBORS, summary_below=SUMMARY_BELOW):
+                 found_bitmap_edges=FOUND_BITMAP_EDGES, first_neighbors=FIRST_NEIGHBORS):
         if isinstance(graph, PartitionedGraph):
             self.labels = None
         else:
@@ -406,8 +405,6 @@ class DistributedBFS:
         self.frontiers = [self.comm.gathered_array(word_counts, np.uint64) for _ in range(2)]
         self.word_counts = np.array(word_counts, dtype=np.int64)
         self.found = np.empty_like(self.visited)  # found bitmaps' top-down: the vertices this rank found
-        self.summary_below = summary_below * graph.num_vertices  # bottom-up frontiers smaller read a summary
-        self.summary = np.empty(bitmap_words(self.visited.shape[0]), dtype=np.uint64)  # a bit per frontier word
         if graph.blocks.block > 1 << 32:
             raise ValueError("a packed top-down request holds offsets of blocks of at most 2^32 vertices")
         self.requests = np.empty((2, 0), dtype=graph.neighbors.dtype)  # child, claimer (as made)
@@ -537,14 +534,10 @@ class DistributedBFS:
             if bottom_up:
                 frontier.publish()
                 np.bitwise_or(self.visited, frontier.whole, out=self.visited)
-                summary = None
-                if frontier_size < self.summary_below:
-                    summary = self.summary
-                    summarize_frontier(frontier.whole, summary)
                 found, examined = bottom_up_step(graph.offsets, graph.neighbors, self.layout.first_neighbors,
                                                  word_bounds, task_copy, frontier.whole.reshape(1, -1),
                                                  next_frontier.local.reshape(1, -1), self.local_visited, parent,
-                                                 self.parents.labels, summary)
+                                                 self.parents.labels)
                 found_edges = 0  # counted below if top-down follows
             else:
                 unexplored_edges -= frontier_edges
