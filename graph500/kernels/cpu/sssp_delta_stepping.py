@@ -143,7 +143,17 @@ not kept: a float32 distance array read by the relax loop beside the packed
 state word, 1.01-1.06x in four runs (spreads 0.92-1.11x: the state fits
 the L3 either way); a pull step for the large buckets, slower per edge than
 push (about 10 against 2.9 ns at SCALE 20), since a bucket's unsettled
-vertices hold three quarters of the edges it pushes. And a Bellman-Ford
+vertices hold three quarters of the edges it pushes; again with each row's
+entries lighter than 0.1 x the largest weight sorted by weight, where a
+vertex stops at the first entry whose weight cannot beat its best (the
+GPU kernel's pull, `benchmarks/cpu_sssp_pull_estimate.py`), for heavy steps
+over a tenth of the entries: 0.80x (0.75-0.85x; ``benchmarks/cpu_variants.py``,
+SCALE 20, 2 threads, 5 rounds of 16 keys). With the states of a later
+vertex's first entries prefetched 8 vertices ahead, the first hub bucket of
+a key read 3.2 M edges instead of pushing 12.1 M, and took 50 ms against
+33 (every row sorted: 1.7 M edges, 43 ms): the pass over every unsettled
+vertex (a state, a row start and a random read at its first entries each)
+costs more than the pushes it saves. And a Bellman-Ford
 tail as the GPU kernel's (once the settled vertices hold half the edges,
 every later improvement relaxes its vertex's whole row until none is left):
 SCALE 20, 16 keys, 5 interleaved rounds (``benchmarks/cpu_variants.py``),
