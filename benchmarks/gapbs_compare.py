@@ -34,9 +34,11 @@ thread count for ours):
    (untimed; its edge count is the key's nedge), then in each pair one
    untimed search and one timed search per key, back to back (from the call
    until it returns, as a run times it). Validating in the first pair
-   instead left the threads idle for the validation before each timed
-   search, and that pair alone measured 0.86-0.92x where the next ones
-   measured 1.33-1.60x (16 threads on the 16-core host, SCALE 22).
+   instead left the threads idle for a validation before each of its timed
+   searches (GAPBS's timed trial follows its first at once): on three
+   leases of the 16-core host (16 threads, SCALE 22, BFS) the first pair
+   was the lowest every time, 0.92x, 1.35x and 0.86x, the other pairs
+   1.33-1.67x.
 5. TEPS: the harmonic mean over the keys of nedge / seconds, for both (the
    same nedge: the same graph, the same component). A pair's ratio is ours
    over GAPBS; the table gives each program's median TEPS over the pairs and
