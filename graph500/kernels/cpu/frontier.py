@@ -150,7 +150,13 @@ def _bits_to_queue(bitmap, counts, queue):
 
 @numba.njit(cache=True)
 def queue_to_bitmap(queue, copies):
-    """Make every copy (row) of the bitmap ``copies`` hold exactly the vertices of ``queue``."""
+    """Make every copy (row) of the bitmap ``copies`` hold exactly the vertices of ``queue``.
+
+    On one thread. In parallel, each task clearing and setting the words of its own cache lines (reading the
+    whole queue), it measured 0.971x (0.945-1.016x), and with a parallel top-down level's visited bits and
+    next frontier made the same way 0.957x (0.940-0.970x): 16 threads on the 16-core host, SCALE 22,
+    `benchmarks/cpu_revisions.py`, 5 rounds of 16 keys.
+    """
     copies[0, :] = ZERO
     set_bits(copies[0], queue)
     for copy in range(1, copies.shape[0]):
