@@ -37,12 +37,12 @@ from cpu_revisions import run_graph  # benchmarks/cpu_revisions.py, beside this 
 from graph500 import kernels, stats
 from graph500.validators import validate_bfs, validate_sssp
 
-POLL_SECONDS = 0.001
-
 try:
     from mpi4py import MPI
 except ImportError:
     raise SystemExit("concurrent_copies.py needs mpi4py: python3 -m pip install '.[mpi]'") from None
+
+POLL_SECONDS = 0.001
 
 
 def wait_without_spinning(comm):
