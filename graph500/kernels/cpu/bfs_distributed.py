@@ -59,7 +59,11 @@ bitmap of all N vertices. By Beamer's rules on global counts, a level is:
   visited bitmap). No other communication. A summary read before the
   bitmap (a bit per frontier word, for frontiers below N / 256 or N / 16)
   measured 0.91x and 0.93x at P = 16, SCALE 24 on the 16-core host (3
-  interleaved rounds of 8 keys), 0.9x at P = 2, SCALE 21 on 2 cores.
+  interleaved rounds of 8 keys), 0.9x at P = 2, SCALE 21 on 2 cores; and
+  each rank scanning against a copy of its own, made while OR-ing the
+  frontier into the visited bitmap (the shared bitmap's lines were just
+  written by the other ranks' cores): 0.91x at P = 2, SCALE 21 (5 rounds),
+  that level no faster in `benchmarks/distributed_levels.py`.
 
 Degree ordering (``reorder``, built once with the kernel): each rank
 renumbers the vertices of its own block by decreasing degree (new label =
