@@ -153,7 +153,15 @@ vertex's first entries prefetched 8 vertices ahead, the first hub bucket of
 a key read 3.2 M edges instead of pushing 12.1 M, and took 50 ms against
 33 (every row sorted: 1.7 M edges, 43 ms): the pass over every unsettled
 vertex (a state, a row start and a random read at its first entries each)
-costs more than the pushes it saves. And a Bellman-Ford
+costs more than the pushes it saves. Nor a bitmap of the final vertices
+(set for each entry relaxed heavy), read before a target's state: at
+SCALE 20, 39% of the pushes go to vertices final before their bucket, yet
+set in the relax loop (both threads writing the hubs' words) it measured
+0.67x (``benchmarks/cpu_revisions.py``, 2 threads, two runs of 5 rounds of
+16 keys), and set on one thread after each bucket a key's second bucket
+took 30.5 ms against 19.2: the relax loop's time is its instructions and
+its branches (the states are prefetched), and a skip that is taken 39% of
+the time is a branch mispredicted often. And a Bellman-Ford
 tail as the GPU kernel's (once the settled vertices hold half the edges,
 every later improvement relaxes its vertex's whole row until none is left):
 SCALE 20, 16 keys, 5 interleaved rounds (``benchmarks/cpu_variants.py``),
