@@ -188,6 +188,8 @@ def main():
     parser.add_argument("--workdir", help="keep the graph files here (reused by later runs) instead of a temporary "
                                           "folder")
     args = parser.parse_args()
+    if not args.kinds or not set(args.kinds) <= {"bfs", "sssp"}:
+        parser.error(f"--kinds takes bfs and sssp, comma-separated, got {','.join(args.kinds)!r}")
     binaries = gapbs_binaries(args.gapbs)
     workdir = args.workdir or tempfile.mkdtemp(prefix="gapbs-compare-")
     try:
