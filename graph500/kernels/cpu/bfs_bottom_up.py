@@ -168,18 +168,19 @@ def _first_neighbors(offsets, neighbors):
 def _find_parent(offsets, neighbors, first_neighbors, frontier_bitmap, v):
     """``(parent, edges examined)``: the first neighbour of ``v`` in the frontier, or -1. The row's first
     entry is read from ``first_neighbors`` where it is not None (the row itself only when it is not there)."""
-    begin = offsets[v]
+    row = np.uint64(v)
+    begin, end = offsets[row], offsets[row + ONE]
     scan_from = begin
     if first_neighbors is not None:
-        u = first_neighbors[v]
+        u = first_neighbors[row]
         if has_bit(frontier_bitmap, u):
             return u, 1
         scan_from += 1
-    for k in range(scan_from, offsets[v + 1]):
+    for k in range(np.uint64(scan_from), np.uint64(end)):
         u = neighbors[k]
         if has_bit(frontier_bitmap, u):
-            return u, k - begin + 1
-    return -1, offsets[v + 1] - begin
+            return u, np.int64(k) - begin + 1
+    return -1, end - begin
 
 
 @numba.njit(inline="always", cache=True)

@@ -56,8 +56,8 @@ def _claim_edges(offsets, neighbors, frontier, edge_prefix, begin, end, visited,
         claimer = label_of(parent_labels, u)
         stop = min(end, edge_prefix[i + 1])
         row_start = offsets[u] - edge_prefix[i]
-        for k in range(row_start + edge, row_start + stop):
-            v = neighbors[k]
+        for k in range(np.uint64(row_start + edge), np.uint64(row_start + stop)):
+            v = np.uint64(neighbors[k])
             if not has_bit(visited, v) and parent[v] == -1:
                 parent[v] = claimer
                 found_vertex[slot] = v
