@@ -264,25 +264,26 @@ def _count_entries(src, dst, num_vertices, first_row, num_rows, bucket_shift, co
     """Step 1: ``counts[chunk, bucket]`` += directed entries of the chunk whose row is in the bucket."""
     num_chunks = counts.shape[0]
     for chunk in numba.prange(num_chunks):
+        chunk_counts = counts[chunk]
         begin, end = equal_share(chunk, num_chunks, src.shape[0])
-        for i in range(begin, end):
+        for i in range(np.uint64(begin), np.uint64(end)):
             u = src[i]
             v = dst[i]
             if u < 0 or v < 0 or u >= num_vertices or v >= num_vertices:
                 out_of_range[chunk] += 1
             elif u != v:
                 if _in_rows(u, first_row, num_rows):
-                    counts[chunk, (u - first_row) >> bucket_shift] += 1
+                    chunk_counts[np.uint64((u - first_row) >> bucket_shift)] += 1
                 if _in_rows(v, first_row, num_rows):
-                    counts[chunk, (v - first_row) >> bucket_shift] += 1
+                    chunk_counts[np.uint64((v - first_row) >> bucket_shift)] += 1
 
 
 @numba.njit(inline="always", cache=True)
 def _place(row, key, bucket_shift, cursor, keys, rows):
     """Write one entry (``row`` counted from the first row built) at its bucket's cursor and advance the cursor."""
     bucket = row >> bucket_shift
-    slot = cursor[bucket]
-    cursor[bucket] = slot + 1
+    slot = np.uint64(cursor[np.uint64(bucket)])
+    cursor[np.uint64(bucket)] = slot + ONE
     keys[slot] = key
     rows[slot] = row - (bucket << bucket_shift)
 
@@ -295,7 +296,7 @@ def _scatter_entries(src, dst, weight_bits, weighted, first_row, num_rows, bucke
     for chunk in numba.prange(num_chunks):
         cursor = cursors[chunk]
         begin, end = equal_share(chunk, num_chunks, src.shape[0])
-        for i in range(begin, end):
+        for i in range(np.uint64(begin), np.uint64(end)):
             u = src[i]
             v = dst[i]
             if u == v:
@@ -316,8 +317,8 @@ def _count_rows(rows, bucket_begin, bucket_shift, row_entries):
     for bucket in numba.prange(bucket_begin.shape[0] - 1):
         first_row = bucket << bucket_shift
         row_entries[first_row:min(first_row + (1 << bucket_shift), num_rows)] = 0
-        for j in range(bucket_begin[bucket], bucket_begin[bucket + 1]):
-            row_entries[first_row + rows[j]] += 1
+        for j in range(np.uint64(bucket_begin[bucket]), np.uint64(bucket_begin[bucket + 1])):
+            row_entries[np.uint64(first_row + rows[j])] += 1
 
 
 @numba.njit(cache=True)
@@ -335,10 +336,10 @@ def _digit_starts(keys, key_shift, digit_bits, num_digits):
     at once (one pass over the keys)."""
     digit_mask = np.uint64((1 << digit_bits) - 1)
     starts = np.zeros((num_digits, (1 << digit_bits) + 1), dtype=np.int64)
-    for j in range(keys.shape[0]):
+    for j in range(np.uint64(keys.shape[0])):
         neighbor = keys[j] >> key_shift
         for digit in range(num_digits):
-            starts[digit, np.int64((neighbor >> np.uint64(digit * digit_bits)) & digit_mask) + 1] += 1
+            starts[np.uint64(digit), ((neighbor >> np.uint64(digit * digit_bits)) & digit_mask) + ONE] += 1
     for digit in range(num_digits):
         for d in range(starts.shape[1] - 1):
             starts[digit, d + 1] += starts[digit, d]
@@ -349,11 +350,11 @@ def _digit_starts(keys, key_shift, digit_bits, num_digits):
 def _neighbor_pass(keys, rows, out_keys, out_rows, digit_shift, digit_mask, next_slot):
     """One stable counting-sort pass by one digit of the neighbour, keys and rows (``next_slot``: the bins'
     starts, advanced)."""
-    for j in range(keys.shape[0]):
+    for j in range(np.uint64(keys.shape[0])):
         key = keys[j]
-        d = np.int64((key >> digit_shift) & digit_mask)
-        slot = next_slot[d]
-        next_slot[d] = slot + 1
+        d = (key >> digit_shift) & digit_mask
+        slot = np.uint64(next_slot[d])
+        next_slot[d] = slot + ONE
         out_keys[slot] = key
         out_rows[slot] = rows[j]
 
@@ -368,15 +369,15 @@ def _row_pass(keys, rows, out, row_ends, key_shift):
     first kept slot: row r keeps ``out[row_starts[r]:row_ends[r]]``.
     """
     row_starts = row_ends.copy()
-    for j in range(keys.shape[0] - 1, -1, -1):
-        key = keys[j]
-        r = rows[j]
-        slot = row_starts[r]
+    for j in range(np.uint64(keys.shape[0]), np.uint64(0), np.int64(-1)):
+        key = keys[j - ONE]
+        r = rows[j - ONE]
+        slot = np.uint64(row_starts[r])
         if slot < row_ends[r] and (out[slot] >> key_shift) == (key >> key_shift):
             out[slot] = min(out[slot], key)
         else:
-            row_starts[r] = slot - 1
-            out[slot - 1] = key
+            row_starts[r] = slot - ONE
+            out[slot - ONE] = key
     return row_starts
 
 
@@ -439,8 +440,9 @@ def _gather(keys, bucket_begin, row_entries, offsets, bucket_shift, key_shift, w
             row = _renamed(vertex, new_label)
             target = offsets[row]
             kept = offsets[row + 1] - target
-            for j in range(kept):
-                key = keys[row_end - kept + j]
-                neighbors[target + j] = key >> key_shift
+            source = np.uint64(row_end - kept)
+            for j in range(np.uint64(kept)):
+                key = keys[source + j]
+                neighbors[np.uint64(target) + j] = key >> key_shift
                 if weighted:
-                    weight_bits[target + j] = key & _WEIGHT_MASK
+                    weight_bits[np.uint64(target) + j] = key & _WEIGHT_MASK
