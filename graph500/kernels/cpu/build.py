@@ -325,7 +325,7 @@ def _count_rows(rows, bucket_begin, bucket_shift, row_entries):
 def _rename_neighbors(keys, key_shift, new_label):
     """Rename every key's neighbour, in place (a loop of its own: its random lookups overlap)."""
     low_bits = (ONE << key_shift) - ONE
-    for j in range(keys.shape[0]):
+    for j in range(np.uint64(keys.shape[0])):
         key = keys[j]
         keys[j] = (np.uint64(new_label[key >> key_shift]) << key_shift) | (key & low_bits)
 

@@ -206,7 +206,7 @@ def _count_light(offsets, weights, split_below, task_bounds, light_counts):
     for task in numba.prange(task_bounds.shape[0] - 1):
         for row in range(task_bounds[task], task_bounds[task + 1]):
             light = 0
-            for k in range(offsets[row], offsets[row + 1]):
+            for k in range(np.uint64(offsets[row]), np.uint64(offsets[row + 1])):
                 light += weights[k] < split_below
             light_counts[row] = light
 
@@ -219,7 +219,7 @@ def _copy_light(offsets, neighbors, weights, split_below, task_bounds, light_off
             slot = light_offsets[row]
             if slot == light_offsets[row + 1]:
                 continue
-            for k in range(offsets[row], offsets[row + 1]):
+            for k in range(np.uint64(offsets[row]), np.uint64(offsets[row + 1])):
                 if weights[k] < split_below:
                     light_neighbors[slot] = neighbors[k]
                     light_weights[slot] = weights[k]
