@@ -133,6 +133,11 @@ Construction: an allreduce (largest
 degree class) and three allgathers (N new labels, N degree classes, N input
 labels).
 
+The top-down loops index with unsigned integers, as the one-process
+kernels do (`frontier`'s notes): 2 ranks, SCALE 21, 3 process pairs, 1.03x,
+1.68x and 0.73x, within the noise (the bottom-up scan, shared with the
+one-process kernel, had its unsigned indices in both trees).
+
 Tunables: ``first_neighbors`` (True: the bottom-up scan reads each row's
 first neighbour from an array of its own, `bfs_bottom_up`; 1.15x at P =
 16, SCALE 24 on the 16-core host), ``found_bitmap_edges``
@@ -172,8 +177,8 @@ from graph500.kernels.cpu.bfs_bottom_up import FIRST_NEIGHBORS, BottomUpLayout, 
 from graph500.kernels.cpu.bfs_direction_optimizing import BETA
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
 from graph500.kernels.cpu.frontier import (
-    WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_to_queue_and_edges, bitmap_words, equal_share,
-    Parents, first_at_least, has_bit, set_bits, trace_entry,
+    ONE, UNSIGNED_WORD_SHIFT, WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_to_queue_and_edges,
+    bitmap_words, equal_share, Parents, first_at_least, has_bit, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, relabel
 from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
@@ -205,10 +210,10 @@ def _request_children(offsets, neighbors, frontier, edge_prefix, visited, block,
             u = frontier[i]
             stop = min(end, edge_prefix[i + 1])
             row_start = offsets[u] - edge_prefix[i]
-            for k in range(row_start + edge, row_start + stop):
+            for k in range(np.uint64(row_start + edge), np.uint64(row_start + stop)):  # unsigned: no wraparound test
                 v = neighbors[k]
                 if not has_bit(visited, v):
-                    visited[v >> WORD_SHIFT] |= bit_of(v)
+                    visited[np.uint64(v) >> UNSIGNED_WORD_SHIFT] |= bit_of(v)
                     child[slot] = v
                     claimer[slot] = u
                     task_counts[task, v // block] += 1
@@ -263,15 +268,15 @@ def _claim_children(received, receive_counts, block, offsets, parent, parent_lab
         while j < end:
             stop = min(end, source_end[source])
             first_parent = source * block
-            for k in range(j, stop):
-                v = np.int64(received[k] >> HALF_BITS)
+            for k in range(np.uint64(j), np.uint64(stop)):
+                v = received[k] >> HALF_BITS
                 if parent[v] == -1:
                     u = parent_labels[first_parent + np.int64(received[k] & HALF_MASK)]
                     parent[v] = u
                     child[begin + kept[task]] = v
                     claimer[begin + kept[task]] = u
                     kept[task] += 1
-                    kept_edges[task] += offsets[v + 1] - offsets[v]
+                    kept_edges[task] += offsets[v + ONE] - offsets[v]
             j = stop
             source += 1
     if num_tasks > 1:

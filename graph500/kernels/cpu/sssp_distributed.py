@@ -116,7 +116,11 @@ Python between them, three jitted calls per round. The hot loops
 (`_relax_rows`, and the binning and request loops) take or load the arrays
 they use into locals before the loop: a StructRef field read in the loop
 is a reload (and a reference count) per use, which made the relaxation 2.3x
-slower per edge than the one-process kernel's.
+slower per edge than the one-process kernel's. `_relax_rows` indexes with
+unsigned integers, as the one-process kernel does (Numba tests every signed
+index for a negative value): 2 ranks, SCALE 20, 6 process pairs of 3 rounds
+of 8 keys (``benchmarks/distributed_sweep.py`` on two trees), 1.22x
+(1.04-1.39x).
 """
 
 import time
@@ -327,8 +331,8 @@ def _relax_rows(sources, begin, end, part, bounds, columns, weights, first_verte
         examined += remote_end - local_begin
         distance = _distance(state[u])
         parent = np.uint64(first_vertex + order[u])
-        for k in range(local_begin, remote_begin):
-            v = columns[k]
+        for k in range(np.uint64(local_begin), np.uint64(remote_begin)):  # unsigned: no wraparound test
+            v = np.uint64(columns[k])
             candidate = np.float32(distance + weights[k])
             bits = viewer(candidate, np.uint32)
             if bits < distance_bits[v]:
@@ -338,8 +342,8 @@ def _relax_rows(sources, begin, end, part, bounds, columns, weights, first_verte
                 improved_vertex[improved] = v
                 improved_word[improved] = word
                 improved += 1
-        for k in range(remote_begin, remote_end):
-            ghost = columns[k]
+        for k in range(np.uint64(remote_begin), np.uint64(remote_end)):
+            ghost = np.uint64(columns[k])
             candidate = np.float32(distance + weights[k])
             bits = viewer(candidate, np.uint32)
             if bits < ghost_sent[ghost]:
