@@ -202,7 +202,7 @@ def _scan_words(offsets, neighbors, first_neighbors, first_word, end_word, front
             u, scanned = _find_parent(offsets, neighbors, first_neighbors, frontier_bitmap, v)
             examined += scanned
             if u >= 0:
-                parent[v] = label_of(parent_labels, u)
+                parent[np.uint64(v)] = label_of(parent_labels, u)
                 found |= ONE << bit
             todo &= todo - ONE
         for copy in range(next_copies.shape[0]):

@@ -35,7 +35,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    WORD_SHIFT, Parents, bit_of, bitmap_words, equal_share, first_at_least, has_bit, label_of, set_bits,
+    ONE, WORD_SHIFT, Parents, bit_of, bitmap_words, equal_share, first_at_least, has_bit, label_of, set_bits,
     trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
@@ -84,12 +84,12 @@ def _keep_owned(offsets, parent, start, found_vertex, found_claimer, found_count
     """Compact a buffer in place to the pairs whose claim landed; returns ``(kept, their edges)``."""
     kept = 0
     edges = 0
-    for slot in range(start, start + found_count):
-        v = found_vertex[slot]
+    for slot in range(np.uint64(start), np.uint64(start + found_count)):
+        v = np.uint64(found_vertex[slot])
         if parent[v] == found_claimer[slot]:
             found_vertex[start + kept] = v
             kept += 1
-            edges += offsets[v + 1] - offsets[v]
+            edges += offsets[v + ONE] - offsets[v]
     return kept, edges
 
 

@@ -246,7 +246,7 @@ def label_of(labels, u):
     ``labels`` is None (parents under the graph's labels, mapped afterwards)."""
     if labels is None:
         return u
-    return labels[u]
+    return labels[np.uint64(u)]
 
 
 @numba.njit(cache=True)
@@ -260,9 +260,10 @@ def _end_of_edges(offsets):
 
 @numba.njit(parallel=True, cache=True)
 def _gather_parents(new_label, filled, parent, original):
+    end = np.uint64(filled)
     for w in numba.prange(original.shape[0]):
-        v = new_label[w]
-        original[w] = parent[v] if v < filled else -1
+        v = np.uint64(new_label[w])
+        original[w] = parent[v] if v < end else -1
 
 
 @numba.njit(parallel=True, cache=True)
