@@ -488,14 +488,14 @@ def _extract_bin(ws, task):
 def _unpack_range(ws, task):
     """Parents and distances (original labels) of vertices ``cuts[task]:cuts[task + 1]``; reset their state."""
     state, order, parents, distances = ws.state, ws.order, ws.parents, ws.distances
-    for v in range(ws.cuts[task], ws.cuts[task + 1]):
+    for v in range(np.uint64(ws.cuts[task]), np.uint64(ws.cuts[task + 1])):
         word = state[v]
-        original = order[v]
+        original = np.uint64(order[v])
         if word == UNREACHED:
             parents[original] = -1
             distances[original] = np.inf
         else:
-            parents[original] = order[np.int64(word & _PARENT_MASK)]
+            parents[original] = order[word & _PARENT_MASK]
             distances[original] = _distance(word)
         state[v] = UNREACHED
     return 0
