@@ -319,24 +319,25 @@ def _settle(ws, task, vertex, word):
 @numba.njit(inline="always", cache=True)
 def _bin_append(ws, task, slot, vertex, word):
     """Append (vertex, word) to the task's bin ``slot``, taking a block from the task's free stack when needed."""
-    meta = ws.bin_meta
-    last = meta[task, slot, _LAST]
-    fill = meta[task, slot, _FILL]
+    meta = ws.bin_meta[np.uint64(task), np.uint64(slot)]  # this bin's (first, last, fill, size)
+    last = meta[_LAST]
+    fill = meta[_FILL]
     if last == _NO_ENTRY or fill == BLOCK:
         ws.free_top[task] -= 1
         block = ws.free_stack[task, ws.free_top[task]]
         ws.block_next[task, block] = _NO_ENTRY
         if last == _NO_ENTRY:
-            meta[task, slot, _FIRST] = block
+            meta[_FIRST] = block
         else:
             ws.block_next[task, last] = block
-        meta[task, slot, _LAST] = block
+        meta[_LAST] = block
         last = block
         fill = 0
-    ws.block_vertex[task, last * BLOCK + fill] = vertex
-    ws.block_word[task, last * BLOCK + fill] = word
-    meta[task, slot, _FILL] = fill + 1
-    meta[task, slot, _SIZE] += 1
+    entry = np.uint64(last * BLOCK + fill)
+    ws.block_vertex[np.uint64(task), entry] = vertex
+    ws.block_word[np.uint64(task), entry] = word
+    meta[_FILL] = fill + 1
+    meta[_SIZE] += 1
 
 
 @numba.njit(inline="always", cache=True)
