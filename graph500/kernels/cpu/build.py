@@ -72,6 +72,11 @@ Tunables:
   write streams of step 2 on large graphs).
 - ``CHUNKS_PER_THREAD``: chunks per Numba thread in steps 1 and 2.
 - ``MAX_RADIX_BITS``: widest digit of step 4 (2^11 bins stay in L1).
+
+Numba note: the per-entry loops index with unsigned integers (Numba tests
+every signed index for a negative value): steps 1 to 5 at SCALE 20 on 2
+threads took 0.44-0.47 s instead of 0.54-0.58 s (fresh processes whose
+memory was recycled, 3 of each).
 """
 
 import operator
