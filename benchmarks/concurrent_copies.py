@@ -35,7 +35,7 @@ from tabulate import tabulate
 
 from cpu_revisions import run_graph  # benchmarks/cpu_revisions.py, beside this script
 from graph500 import kernels, stats
-from graph500.validators import validate_bfs, validate_sssp
+from graph500.harness import validate_output
 
 try:
     from mpi4py import MPI
@@ -73,11 +73,7 @@ def main():
     comm = MPI.COMM_WORLD
     graph, roots, validation = run_graph(args.scale, args.roots)
     kernel = kernels.get(args.kind, "cpu")(graph)
-    validate = validate_bfs if args.kind == "bfs" else validate_sssp
-    nedges = []
-    for root in roots:
-        output = kernel.search(root)
-        nedges.append(validate(validation, root, *(output if isinstance(output, tuple) else (output,))))
+    nedges = [validate_output(args.kind, validation, root, kernel.search(root)) for root in roots]
     if comm.rank == 0:
         print(f"{kernel.name}, SCALE {args.scale}, {comm.size} copies x {numba.get_num_threads()} Numba threads, "
               f"{len(roots)} keys, every tree valid", flush=True)

@@ -63,7 +63,8 @@ from graph500 import kernels, stats
 from graph500.generators import kronecker
 from graph500.generators.roots import incident_vertices, search_keys
 from graph500.kernels.cpu.backend import Backend
-from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+from graph500.harness import validate_output
+from graph500.validators import ValidationGraph
 
 EDGEFACTOR = 16
 SEEDS = (2, 3)
@@ -114,9 +115,7 @@ class Ours:
 
     def nedges(self, kind, roots, validation):
         """Each key's tree validated (untimed): its nedge."""
-        check = validate_bfs if kind == "bfs" else validate_sssp
-        return [check(validation, root, *((output,) if kind == "bfs" else output))
-                for root, output in ((root, self.kernels[kind].search(root)) for root in roots)]
+        return [validate_output(kind, validation, root, self.kernels[kind].search(root)) for root in roots]
 
     def seconds(self, kind, roots):
         """Seconds per key, back to back, after one untimed search."""

@@ -60,7 +60,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
     ONE, WORD_SHIFT, ZERO, Parents, balanced_bounds, bit_of, bitmap_words, count_bits, first_at_least, has_bit,
-    label_of, trace_entry,
+    label_of, set_bit, trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
 
@@ -90,9 +90,9 @@ def _no_edge_bitmap(offsets):
     bitmap = np.zeros(bitmap_words(num_vertices), dtype=np.uint64)
     for v in range(num_vertices):
         if offsets[v + 1] == offsets[v]:
-            bitmap[v >> WORD_SHIFT] |= bit_of(v)
+            set_bit(bitmap, v)
     for v in range(num_vertices, bitmap.shape[0] << WORD_SHIFT):
-        bitmap[v >> WORD_SHIFT] |= bit_of(v)
+        set_bit(bitmap, v)
     return bitmap
 
 

@@ -177,8 +177,8 @@ from graph500.kernels.cpu.bfs_bottom_up import FIRST_NEIGHBORS, BottomUpLayout, 
 from graph500.kernels.cpu.bfs_direction_optimizing import BETA
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
 from graph500.kernels.cpu.frontier import (
-    ONE, UNSIGNED_WORD_SHIFT, WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_to_queue_and_edges,
-    bitmap_words, equal_share, Parents, first_at_least, has_bit, set_bits, trace_entry,
+    ONE, WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_to_queue_and_edges, bitmap_words,
+    equal_share, Parents, first_at_least, has_bit, set_bit, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, relabel
 from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
@@ -213,7 +213,7 @@ def _request_children(offsets, neighbors, frontier, edge_prefix, visited, block,
             for k in range(np.uint64(row_start + edge), np.uint64(row_start + stop)):  # unsigned: no wraparound test
                 v = neighbors[k]
                 if not has_bit(visited, v):
-                    visited[np.uint64(v) >> UNSIGNED_WORD_SHIFT] |= bit_of(v)
+                    set_bit(visited, v)
                     child[slot] = v
                     claimer[slot] = u
                     task_counts[task, v // block] += 1
@@ -293,7 +293,7 @@ def _claim_children(received, receive_counts, block, offsets, parent, parent_lab
     for task in range(num_tasks):  # serial: children of several tasks share words
         begin, _ = equal_share(task, num_tasks, count)
         for j in range(begin, begin + kept[task]):
-            next_frontier[child[j] >> WORD_SHIFT] |= bit_of(child[j])
+            set_bit(next_frontier, child[j])
     return kept.sum(), kept_edges.sum()
 
 

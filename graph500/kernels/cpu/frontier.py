@@ -54,6 +54,11 @@ def bit_of(vertex):
 
 
 @numba.njit(inline="always", cache=True)
+def set_bit(bitmap, vertex):
+    bitmap[np.uint64(vertex) >> UNSIGNED_WORD_SHIFT] |= bit_of(vertex)
+
+
+@numba.njit(inline="always", cache=True)
 def count_bits(word):
     count = 0
     while word:
@@ -66,7 +71,7 @@ def count_bits(word):
 def set_bits(bitmap, vertices):
     """Set the bit of each vertex (serial: neighbouring vertices share words)."""
     for vertex in vertices:
-        bitmap[vertex >> WORD_SHIFT] |= bit_of(vertex)
+        set_bit(bitmap, vertex)
 
 
 @numba.njit(cache=True)

@@ -388,7 +388,7 @@ def _relax_share(ws, task):
     source_prefix = ws.segment_prefix[ws.source_role]
     first_leaf, inverse_delta, bucket, ring = ws.first_leaf, ws.inverse_delta, ws.bucket, ws.bin_meta.shape[1]
     count_before = ws.count_before
-    last_edge = neighbors.shape[0] - 1
+    last_edge = np.uint64(neighbors.shape[0] - 1)
     request_vertex, request_word = ws.request_vertex[task], ws.request_word[task]
     made = 0
     examined = 0
@@ -415,7 +415,7 @@ def _relax_share(ws, task):
         distance = _distance(word)
         examined += end - begin
         for k in range(np.uint64(begin), np.uint64(end)):
-            _prefetch(state, neighbors[min(k + np.uint64(NEIGHBOR_AHEAD), np.uint64(last_edge))])  # maybe a later row's
+            _prefetch(state, neighbors[min(k + np.uint64(NEIGHBOR_AHEAD), last_edge)])  # maybe a later row's
             v = np.uint32(neighbors[k])
             candidate = _pack(np.float32(distance + weights[k]), u)
             if (candidate >> _SHIFT) < (state[v] >> _SHIFT):

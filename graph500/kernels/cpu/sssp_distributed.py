@@ -133,9 +133,8 @@ from numba.experimental import structref
 
 from graph500.kernels import register
 from graph500.kernels.cpu.reorder import Relabeled, by_decreasing_degree, inverse_permutation
-from graph500.kernels.cpu.sssp_delta_stepping import (MAX_VERTICES, NEIGHBOR_AHEAD, PREFETCH_AHEAD, RING_SLACK,
-                                                      UNREACHED, _PARENT_MASK, _SHIFT, _bucket, _distance, _pack,
-                                                      _prefetch)
+from graph500.kernels.cpu.sssp_delta_stepping import (MAX_VERTICES, PREFETCH_AHEAD, RING_SLACK, UNREACHED,
+                                                      _PARENT_MASK, _SHIFT, _bucket, _distance, _pack, _prefetch)
 from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
 
 DELTA_PER_MAX_WEIGHT = 0.02
