@@ -41,7 +41,7 @@ bitmap of all N vertices. By Beamer's rules on global counts, a level is:
   row is scanned, hubs first, for its parent, which the request carried),
   from N / 4 1.01x, from N 0.97x; it is meant for many ranks, where a hub
   level's requests are millions and their exchange and claims the cost
-  (README: P = 16 weak scaling). There (16 ranks of one thread on the
+  (docs/measurements.md: MPI scaling). There (16 ranks of one thread on the
   16-core host, SCALE 24, 8 keys, 3 rounds, medians): from N / 64 edges
   1.02x, from N / 4 1.04x, within the rounds' spread: it stays off.
 - bottom-up: the frontier is replicated on every rank as a bitmap of all N
