@@ -147,7 +147,11 @@ if comm.rank == 0:
 for root in roots:
     parents = kernel.search(int(root))
     assert parents.shape == (blocks.count(comm.rank),)
-    directions = {level["direction"] for level in kernel.trace}
+    directions = [level["direction"] for level in kernel.trace]
+    if "bottom-up" in directions and directions[-1] == "top-down":
+        # bottom-up levels keep only each rank's own visited words; top-down ones need every rank's
+        assert np.array_equal(kernel.visited, comm.allgather(kernel.local_visited)), "stale visited bitmap"
+    directions = set(directions)
     reached = comm.allreduce(np.count_nonzero(parents >= 0), "sum")
     assert sum(level["frontier"] for level in kernel.trace) == reached
     parents = comm.allgather(parents)
