@@ -31,7 +31,8 @@ from graph500 import kernels, stats
 from graph500.generators import kronecker
 from graph500.generators.roots import incident_vertices, search_keys
 from graph500.kernels.cpu.build import build_csr
-from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+from graph500.harness import validate_output
+from graph500.validators import ValidationGraph
 
 EDGEFACTOR = 16
 SEEDS = (2, 3)
@@ -63,7 +64,6 @@ def run_kernel(kind, name, tunables, graph, validation, roots):
     kernel = kernels.get(kind, "cpu", name)(graph, **tunables)
     build_seconds = time.perf_counter() - start
     kernel.search(int(roots[0]))
-    validate = validate_bfs if kind == "bfs" else validate_sssp
     times, cpu_times, nedges = [], [], []
     for root in roots:
         root = int(root)
@@ -71,7 +71,7 @@ def run_kernel(kind, name, tunables, graph, validation, roots):
         output = kernel.search(root)
         times.append(time.perf_counter() - start)
         cpu_times.append(time.process_time() - cpu_start)
-        nedges.append(validate(validation, root, *(output if isinstance(output, tuple) else (output,))))
+        nedges.append(validate_output(kind, validation, root, output))
     teps = stats.teps_summary(times, nedges)["harmonic_mean"]
     label = name + "".join(f" {key}={value}" for key, value in tunables.items())
     return {"kernel": label, "TEPS": teps, "search ms (median)": 1e3 * np.median(times),

@@ -40,7 +40,8 @@ import numpy as np
 from graph500 import kernels, stats
 from graph500.generators.roots import incident_vertices, search_keys
 from graph500.kernels.cpu.backend import Backend
-from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+from graph500.harness import validate_output
+from graph500.validators import ValidationGraph
 
 EDGEFACTOR = 16
 SEEDS = (2, 3)
@@ -118,12 +119,10 @@ def main():
 
 def compare(searchers, kind, validation, roots, rounds):
     """Validate both kernels' trees, then time the interleaved rounds; the per-round TEPS ratios."""
-    validate = validate_bfs if kind == "bfs" else validate_sssp
     nedges = {}
     for role, kernel in searchers.items():
         outputs = [kernel.search(root) for root in roots]
-        nedges[role] = [validate(validation, root, *(output if isinstance(output, tuple) else (output,)))
-                        for root, output in zip(roots, outputs)]
+        nedges[role] = [validate_output(kind, validation, root, output) for root, output in zip(roots, outputs)]
     if nedges["baseline"] != nedges["candidate"]:
         raise SystemExit("the two revisions' trees reach different edges")
     print(f"{kind}: {len(roots)} keys, {numba.get_num_threads()} Numba threads, every tree valid", flush=True)

@@ -28,17 +28,11 @@ from tabulate import tabulate
 from cpu_revisions import run_graph  # benchmarks/cpu_revisions.py, beside this script
 from settings import kernel_options  # benchmarks/settings.py, beside this script
 from graph500 import kernels, stats
-from graph500.validators import validate_bfs, validate_sssp
-
-
-def nedge_of(kind, validation, root, output):
-    """Validate a search's output (``parents`` or ``(parents, distances)``); its nedge."""
-    validate = validate_bfs if kind == "bfs" else validate_sssp
-    return validate(validation, root, *(output if isinstance(output, tuple) else (output,)))
+from graph500.harness import validate_output
 
 
 def validated_nedges(kind, kernel, validation, roots):
-    return [nedge_of(kind, validation, root, kernel.search(root)) for root in roots]
+    return [validate_output(kind, validation, root, kernel.search(root)) for root in roots]
 
 
 def timed_rounds(searchers, nedges, roots, rounds, check=None):
@@ -85,7 +79,7 @@ def main():
         numba.set_num_threads(threads)
         for searcher in searchers.values():
             searcher.search(roots[0])  # warm-up at this thread count (per-thread buffers)
-        check = (lambda root, output: nedge_of(args.kind, validation, root, output)) if args.validate else None
+        check = (lambda root, output: validate_output(args.kind, validation, root, output)) if args.validate else None
         teps = timed_rounds(searchers, nedges, roots, args.rounds, check)
         base = np.array(teps[baseline])
         for setting in args.variants:

@@ -24,8 +24,8 @@ from graph500 import kernels
 from graph500.comm import world
 from graph500.distributed import DistributedBackend, set_threads_per_rank
 from graph500.generators import roots as roots_module
+from graph500.harness import validate_output
 from graph500.stats import teps_summary
-from graph500.validators import validate_bfs, validate_sssp
 
 
 def tunable_value(text):
@@ -83,8 +83,7 @@ def main():
                 output, seconds = backend.timed(built[value].search, root)
                 times.append(seconds)
                 if round_number == 0:
-                    nedge = (validate_bfs(validation_graph, root, output) if args.kind == "bfs"
-                             else validate_sssp(validation_graph, root, *output))
+                    nedge = validate_output(args.kind, validation_graph, root, output)
                     assert nedges.setdefault(root, nedge) == nedge
             teps[value].append(teps_summary(times, [nedges[root] for root in root_list])["harmonic_mean"])
     if comm.rank == 0:

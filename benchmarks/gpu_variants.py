@@ -26,9 +26,10 @@ from tabulate import tabulate
 from settings import kernel_options  # benchmarks/settings.py, beside this script
 from graph500 import stats
 from graph500.generators import roots as roots_module
+from graph500.harness import validate_output
 from graph500.kernels.gpu import bfs as gpu_bfs, build as gpu_build, sssp as gpu_sssp
 from graph500.kernels.gpu.backend import Backend
-from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
+from graph500.validators import ValidationGraph
 
 EDGEFACTOR = 16
 SEEDS = (2, 3)
@@ -58,12 +59,11 @@ def measure(scale, bfs_settings, sssp_settings, orderings, num_roots, rounds):
     del src, dst, weights
     nedges = None
     for kind, setting, make_kernel in variants:  # validate every variant's trees; nedge per key for the TEPS
-        check = validate_bfs if kind == "bfs" else validate_sssp
         kernel = make_kernel()
         counts = []
         for root in roots:
             output = kernel.search(root)
-            counts.append(check(validation_graph, root, *(output if isinstance(output, tuple) else (output,))))
+            counts.append(validate_output(kind, validation_graph, root, output))
         del kernel, output
         nedges = nedges or counts
         if counts != nedges:
