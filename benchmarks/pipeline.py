@@ -58,6 +58,7 @@ def _skip_per_edge(first, count, seed, stride_powers):
 def skip_per_edge_seconds(scale, sample=200_000):
     """Seconds the skip-from-seed positioning alone would take for all edges (sampled, scaled)."""
     num_edges = 16 << scale
+    sample = min(sample, num_edges)  # small graphs: every edge
     seed = mrg.seed_state(2, 3)
     _skip_per_edge(num_edges - 10, 10, seed, mrg.EDGE_STRIDE_POWERS)
     start = time.perf_counter()

@@ -1,0 +1,117 @@
+"""Smoke tests of the scripts in benchmarks/: each runs on a tiny graph, exits 0 and prints its table.
+
+The scripts measure speed, and speed is shown by running them, never asserted
+here; these tests keep them working as the package changes under them (a
+script imports kernel internals, and one at SCALE 10 once read before the
+start of the edge list). Scripts for several ranks run on 2 (skipped
+without mpi4py or a launcher), GPU scripts are marked ``gpu`` (skipped
+without a device), and the GAPBS comparison without GAPBS must say how to
+build it, in a few lines, and fail.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from support import MPIEXEC, REPOSITORY, needs_mpi, run_ranks
+
+SCALE = "10"
+
+
+def run_script(script, *argv, threads=2):
+    """The CompletedProcess (text) of ``python benchmarks/SCRIPT argv...`` from the repository."""
+    environment = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMPI_ALLOW_RUN_AS_ROOT="1",
+                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, f"benchmarks/{script}", *argv], capture_output=True, text=True,
+                          timeout=600, env=environment, cwd=REPOSITORY)
+
+
+def assert_ran(result, *expected):
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for text in expected:
+        assert text in result.stdout, f"{text!r} not in:\n{result.stdout[-3000:]}"
+
+
+CPU_SCRIPTS = [
+    ("cpu_kernels.py", ["--scale", SCALE, "--roots", "2"], ["BFS (all searches validated)", "delta-stepping"]),
+    ("cpu_levels.py", ["--scale", SCALE, "--roots", "2", "--rounds", "1", "--threads", "2", "1"],
+     ["between levels ms", "bottom-up"]),
+    ("cpu_sssp_pull_estimate.py", ["--scale", SCALE, "--roots", "2"], ["pushed edges"]),
+    ("cpu_sssp_trace.py", ["--scale", SCALE, "--roots", "2"], ["settled bucket"]),
+    ("cpu_variants.py", ["--kind", "bfs", "--scale", SCALE, "--roots", "2", "--rounds", "1", "--threads", "2",
+                         "--validate"], ["bfs direction-optimizing, SCALE 10", "ratio to the first"]),
+    ("cpu_variants.py", ["--kind", "sssp", "--scale", SCALE, "--roots", "2", "--rounds", "2", "--threads", "1",
+                         "--variants", "default", "reorder=False"], ["reorder=False"]),
+    ("pipeline.py", ["--scale", SCALE, "--roots", "2", "--repeat", "1"],
+     ["construction_time of a run", "skip-per-edge positioning", "sssp (delta-stepping)"]),
+    ("gpu_memory.py", ["--plan-only", "--scales", SCALE], ["Bytes per edge tuple by phase", "Largest SCALE per GPU"]),
+]
+
+
+@pytest.mark.parametrize("script, argv, expected", CPU_SCRIPTS, ids=lambda value: str(value)[:40])
+def test_cpu_script_runs(script, argv, expected):
+    assert_ran(run_script(script, *argv), *expected)
+
+
+@pytest.mark.skipif(not (REPOSITORY / ".git").exists(), reason="compares against a git revision")
+def test_cpu_revisions_against_head():
+    result = run_script("cpu_revisions.py", "--baseline", "HEAD", "--kind", "bfs", "--scale", SCALE, "--roots", "2",
+                        "--rounds", "2")
+    assert_ran(result, "every tree valid", "candidate / baseline: median")
+
+
+def test_gapbs_compare_without_gapbs_says_how_to_build_it(tmp_path):
+    result = run_script("gapbs_compare.py", "--gapbs", str(tmp_path / "missing"), "--scale", SCALE, "--roots", "2")
+    assert result.returncode != 0
+    message = result.stdout + result.stderr
+    assert "were not found" in message and "make -C" in message and "Traceback" not in message
+    assert len(message.strip().splitlines()) <= 4
+
+
+MPI_SCRIPTS = [
+    ("distributed_sweep.py", ["--scale", SCALE, "--kind", "bfs", "--tunable", "alpha=15,40", "--roots", "2",
+                              "--rounds", "2"], ["alpha=40", "construction s"]),
+    ("distributed_sweep.py", ["--scale", SCALE, "--kind", "sssp", "--tunable", "delta=0.1,0.2", "--roots", "2",
+                              "--rounds", "1"], ["delta=0.2"]),
+    ("distributed_levels.py", ["--scale", SCALE, "--roots", "2", "--rounds", "1"],
+     ["every tree of the first round valid", "outside the levels", "level 0 own ms"]),
+    ("concurrent_copies.py", ["--scale", SCALE, "--roots", "2", "--rounds", "1"], ["at once / alone: median"]),
+]
+
+
+@needs_mpi
+@pytest.mark.parametrize("script, argv, expected", MPI_SCRIPTS, ids=lambda value: str(value)[:40])
+def test_mpi_script_runs_on_two_ranks(script, argv, expected):
+    assert_ran(run_ranks(2, f"benchmarks/{script}", *argv), *expected)
+
+
+@needs_mpi
+def test_mpi_scaling_runs_both_modes():
+    result = run_script("mpi_scaling.py", "--mode", "both", "--ranks", "1,2", "--scale", SCALE, "--base-scale", "9",
+                        "--roots", "2", "--repeats", "1", "--cores", "2", "--mpiexec", MPIEXEC)
+    assert_ran(result, "Weak scaling: SCALE = 9 + log2 P", "ok")
+    for failure in ("timed out", "exit ", "no JSON record"):  # a run's status when it did not finish
+        assert failure not in result.stdout, result.stdout[-3000:]
+
+
+GPU_SCRIPTS = [
+    ("gpu.py", ["--scales", "12", "--roots", "4"]),
+    ("gpu_variants.py", ["--scales", "12", "--roots", "4", "--rounds", "1", "--bfs", "default", "--sssp", "default"]),
+    ("gpu_sssp_trace.py", ["--scale", "12", "--roots", "2"]),
+    ("gpu_memory.py", ["--scales", "12", "--roots", "2"]),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("script, argv", GPU_SCRIPTS, ids=lambda value: str(value)[:40])
+def test_gpu_script_runs(script, argv):
+    pytest.importorskip("cupy")
+    from graph500.kernels.gpu.backend import gpu_unavailable_reason
+
+    if gpu_unavailable_reason():
+        pytest.skip(gpu_unavailable_reason())
+    result = run_script(script, *argv)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert result.stdout.strip()
