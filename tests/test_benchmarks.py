@@ -5,8 +5,9 @@ here; these tests keep them working as the package changes under them (a
 script imports kernel internals, and one at SCALE 10 once read before the
 start of the edge list). Scripts for several ranks run on 2 (skipped
 without mpi4py or a launcher), GPU scripts are marked ``gpu`` (skipped
-without a device), and the GAPBS comparison without GAPBS must say how to
-build it, in a few lines, and fail.
+without a device; not here: ``gpu_profile.py``, which needs Nsight Compute,
+and ``multi_gpu.py``, which needs two GPUs), and the GAPBS comparison without
+GAPBS must say how to build it, in a few lines, and fail.
 """
 
 import os
@@ -101,6 +102,7 @@ GPU_SCRIPTS = [
     ("gpu_variants.py", ["--scales", "12", "--roots", "4", "--rounds", "1", "--bfs", "default", "--sssp", "default"]),
     ("gpu_sssp_trace.py", ["--scale", "12", "--roots", "2"]),
     ("gpu_memory.py", ["--scales", "12", "--roots", "2"]),
+    ("gpu_trees.py", ["--baseline", str(REPOSITORY), "--pairs", "1", "--", "--scales", "12", "--roots", "4"]),
 ]
 
 
