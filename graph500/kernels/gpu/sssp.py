@@ -128,7 +128,7 @@ from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 
 # delta = DELTA_SCALE / sqrt(largest degree). On an H100, degree-ordered graphs, 16 keys, 3 interleaved rounds
-# (benchmarks/gpu_notes.md, item 10), the best delta fell as the graph grew: SCALE 24 0.035 (1.03x over 0.05,
+# (docs/gpu-measurements.md, item 10), the best delta fell as the graph grew: SCALE 24 0.035 (1.03x over 0.05,
 # 0.025 0.99x), SCALE 26 0.025 (1.16x over 0.05; 0.02 and 0.015 1.06x and 1.04x over 0.035, 0.025 1.07x), SCALE
 # 27 0.02 (1.08x over 0.035; 0.025 1.05x); the largest degree grows about 1.6x a SCALE (65 k at SCALE 20, 163 k at
 # 22), so 25.5 / sqrt(degree) gives about 0.04, 0.025 and 0.02 there. Before degree ordering, at SCALE 24: delta
@@ -136,7 +136,7 @@ from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 # of the reached ones, and a search ran some 15 buckets at SCALE 26, all but 2 or 3 of them after the hub core,
 # each a collect, 2-4 light iterations and a push (benchmarks/gpu_sssp_trace.py). Starting the tail once the
 # settled vertices hold half the edges, with half the bucket width (12.75), interleaved against that (H100, 32
-# keys, 3 rounds; benchmarks/gpu_notes.md, item 15): 1.22x, 1.38x, 1.38x, 1.25x at SCALE 20, 22, 24, 26;
+# keys, 3 rounds; docs/gpu-measurements.md, item 15): 1.22x, 1.38x, 1.38x, 1.25x at SCALE 20, 22, 24, 26;
 # tail_edges 0.3 and 0.7 within 0.03 of 0.5; delta scale 18 within 0.06 of 12.75.
 # Pull ratio: once a pull stopped early in rows sorted by weight, pulling the bucket after the hub core's too
 # (instead of pushing its 124 M edges at SCALE 26) paid: ratios 0.1 / 0.2 / 0.35 / 0.5 against 1 (H100, 32
