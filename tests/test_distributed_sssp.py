@@ -1,7 +1,8 @@
 """Tests for the ``distributed-delta-stepping`` SSSP kernel: one rank in this process on the reference
 fixtures and on odd graphs, then 2 and 3 ranks under ``mpiexec`` (oversubscribed; skipped without mpiexec or
 mpi4py). Every tree must pass the validator and every distance must equal the serial Dijkstra's exactly,
-also with every relaxation shared by two threads (``parallel_edges=0``), whose races the kernel repairs.
+also with every relaxation, bin and settling shared by two threads (``parallel_edges=0``,
+``parallel_entries=0``), whose races the kernel repairs.
 """
 
 import glob
@@ -51,7 +52,7 @@ def test_one_rank_on_reference_fixtures(path, delta, threads, parallel_edges):
     src, dst, weights = io.read_edges(path)
     scale = int(os.path.basename(path).split("_")[0][1:])
     roots = np.loadtxt(path.replace(".edges", ".roots"), dtype=np.int64)[:6]
-    tunables = {} if parallel_edges is None else {"parallel_edges": parallel_edges}
+    tunables = {} if parallel_edges is None else {"parallel_edges": parallel_edges, "parallel_entries": 0}
     with numba_threads(threads):
         check_searches(src, dst, weights, 1 << scale, roots, delta=delta, **tunables)
 
@@ -82,7 +83,7 @@ ODD_GRAPHS = {
 def test_one_rank_on_odd_graphs(name, delta, parallel_edges):
     edges, weights, num_vertices, roots = ODD_GRAPHS[name]
     edges = np.array(edges, dtype=np.int64).reshape(-1, 2)
-    tunables = {} if parallel_edges is None else {"parallel_edges": parallel_edges}
+    tunables = {} if parallel_edges is None else {"parallel_edges": parallel_edges, "parallel_entries": 0}
     with numba_threads(max(THREADS)):
         check_searches(edges[:, 0], edges[:, 1], np.array(weights, dtype=np.float32), num_vertices, roots,
                        delta=delta, **tunables)
@@ -159,7 +160,7 @@ RANKS_SCRIPT = textwrap.dedent("""
     start, stop = tuple_range(num_tuples, comm.rank, comm.size)
     src, dst, weights = kronecker.generate_edges(scale, edgefactor, 2, 3, start, stop)
     kernel = DistributedDeltaStepping(partition_graph(comm, VertexBlocks(num_vertices, comm.size), src, dst, weights),
-                                      parallel_edges=parallel_edges)
+                                      parallel_edges=parallel_edges, parallel_entries=min(parallel_edges, 4096))
     roots = [0, 1, 77, num_vertices // 2 + 3, num_vertices - 1]
     results = []
     for root in roots:

@@ -113,21 +113,28 @@ lost (`_settle_task_chunks`): each improved vertex's state becomes the
 smallest word any task wrote there, its distance bits its state's, each
 ghost's smallest sent distance the smallest requested (so the smallest
 request is the one sent), and the improvements still their vertex's state
-are binned, once each. Binning, taking a bin and the exchange stay on one
-thread. At P = 1 on the 2-core machine, SCALE 20, 8 keys, 4 interleaved
-rounds in one process: 2 threads 1.31x (1.26-1.38x) one thread; against
-thresholds of 4096 and 131072 edges the default measured 0.95x (0.81-1.25x)
-and 1.01x (0.96-1.11x).
-Below the threshold, and with one thread, the search is the one-thread
-relaxation, chunk after chunk. The per-vertex start and unpacking loops
+are binned, once each. Taking a bin of at least ``parallel_entries``
+entries is shared too (a block a task: its live entries compacted in place,
+then copied to the frontier in block order), and so is marking the light
+round's frontier settled (each vertex is in it once: no race); binning and
+the exchange stay on one thread. At P = 1 on the 2-core machine, SCALE 20,
+8 keys, 4 interleaved rounds in one process, 2 threads against one:
+relaxations shared 1.31x (1.26-1.38x), and with bins and settling shared
+too 1.52x (1.50-1.55x); a light round that relaxes few edges is mostly
+taking and settling its bin (at P = 1, SCALE 20: 60 such rounds a search,
+0.35 million vertices, 40 ms of a 194 ms search on one thread, 26 ms on
+two). Against thresholds of 4096 and 131072 edges the default measured
+0.95x (0.81-1.25x) and 1.01x (0.96-1.11x); against 1024 and 16384
+entries 0.97x and 0.98x. Below the thresholds, and with one thread, the
+search is the one-thread code. The per-vertex start and unpacking loops
 and the construction are parallel.
 
 Tunables: ``delta`` (default ``DELTA_PER_MAX_WEIGHT`` = 0.02 x the largest
 weight: four times the one-process kernel's, since every bucket costs at
 least one round of collectives; at SCALE 20 on 2 ranks 0.01 and 0.014 were
 no faster, 0.035 and 0.05 slower, by more light re-relaxations),
-``CHUNK_EDGES`` (2^15), ``parallel_edges`` (``PARALLEL_EDGES``, 2^15:
-see above), ``trace=True`` (keeps one entry per round:
+``CHUNK_EDGES`` (2^15), ``parallel_edges`` (``PARALLEL_EDGES``, 2^15) and
+``parallel_entries`` (``PARALLEL_ENTRIES``, 2^12): see above, ``trace=True`` (keeps one entry per round:
 direction light or heavy, bucket, vertices relaxed, edges examined,
 seconds).
 
@@ -153,6 +160,7 @@ from numba.cpython.unsafe.numbers import viewer
 from numba.experimental import structref
 
 from graph500.kernels import register
+from graph500.kernels.cpu.frontier import equal_share
 from graph500.kernels.cpu.reorder import Relabeled, by_decreasing_degree, inverse_permutation
 from graph500.kernels.cpu.sssp_delta_stepping import (MAX_VERTICES, PREFETCH_AHEAD, RING_SLACK, UNREACHED,
                                                       _PARENT_MASK, _SHIFT, _bucket, _distance, _pack, _prefetch)
@@ -165,6 +173,7 @@ NO_BLOCK = -1
 BLOCK = 1024  # bin entries per block
 CHUNK_EDGES = 1 << 15  # edges relaxed between two binnings of their improvements (the buffer stays in cache)
 PARALLEL_EDGES = 1 << 15  # a relaxation of at least this many edges is shared by the rank's threads
+PARALLEL_ENTRIES = 1 << 12  # so is taking a bin of at least this many entries, and settling its vertices
 NO_BUCKET = np.iinfo(np.int64).max
 REQUEST_FIELDS = 3  # uint32s per request on the wire: target's local index, distance bits, parent label
 INFINITY_BITS = np.uint32(0x7F800000)
@@ -191,6 +200,7 @@ RANK_STATE_FIELDS = (
     "frontier_vertex", "settled", "settled_count", "heavy_waiting", "bucket",
     "improved_vertex", "improved_word",  # a chunk's improvements of owned vertices, before they are binned
     "task_vertex", "task_word", "parallel_edges",  # the same per thread (rows), when the threads share a relaxation
+    "parallel_entries",
     "request_ghost", "request_word", "request_count", "send", "num_ranks", "inverse_delta",
     "first_leaf",  # the local indices from here on are leaves (at most one neighbour): never binned
 )
@@ -199,7 +209,7 @@ structref.define_proxy(RankState, RankStateType, RANK_STATE_FIELDS)
 
 @numba.njit(cache=True)
 def _new_rank_state(bounds, columns, weights, order, first_vertex, ghost_owner, ghost_target, num_ranks, ring,
-                    chunk, request_capacity, inverse_delta, first_leaf, tasks, parallel_edges):
+                    chunk, request_capacity, inverse_delta, first_leaf, tasks, parallel_edges, parallel_entries):
     num_local = order.shape[0]
     blocks = num_local // BLOCK + ring + 1
     return RankState(bounds, columns, weights, order, first_vertex,
@@ -214,7 +224,7 @@ def _new_rank_state(bounds, columns, weights, order, first_vertex, ghost_owner, 
                      np.int64(0), np.int64(0),
                      np.empty(chunk, dtype=np.int32), np.empty(chunk, dtype=np.uint64),
                      np.empty((tasks, chunk), dtype=np.int32), np.empty((tasks, chunk), dtype=np.uint64),
-                     np.int64(parallel_edges),
+                     np.int64(parallel_edges), np.int64(parallel_entries),
                      np.empty(request_capacity, dtype=np.int64), np.empty(request_capacity, dtype=np.uint64),
                      np.int64(0), np.empty(REQUEST_FIELDS * request_capacity, dtype=np.uint32),
                      np.int64(num_ranks), inverse_delta, first_leaf)
@@ -289,27 +299,96 @@ def _bin_improved(rs, improved_vertex, improved_word, count, leaves_from):
 
 @numba.njit(cache=True)
 def _take_bin(rs, slot):
-    """Move the bin's live entries (word still the vertex's state) to the frontier; free its blocks.
-    Returns the frontier's size."""
+    """Move the bin's live entries (word still the vertex's state) to the frontier; free its blocks. The
+    rank's threads share a bin of at least ``parallel_entries`` entries, a block a task. Returns the frontier's
+    size."""
     state, block_vertex, block_word, block_next = rs.state, rs.block_vertex, rs.block_word, rs.block_next
     frontier_vertex = rs.frontier_vertex
     count = 0
-    block = rs.bin_first[slot]
-    while block != NO_BLOCK:
-        end = block * BLOCK + (rs.bin_fill[slot] if block == rs.bin_last[slot] else BLOCK)
-        for entry in range(block * BLOCK, end):
-            v = block_vertex[entry]
-            if state[v] == block_word[entry]:
-                frontier_vertex[count] = v
-                count += 1
-        rs.free_stack[rs.free_top] = block
-        rs.free_top += 1
-        block = block_next[block]
+    if rs.task_vertex.shape[0] > 1 and rs.bin_size[slot] >= rs.parallel_entries:
+        blocks = np.empty(rs.bin_size[slot] // BLOCK + 1, dtype=np.int64)  # a bin's blocks are full but its last
+        ends = np.empty_like(blocks)
+        num_blocks = 0
+        block = rs.bin_first[slot]
+        while block != NO_BLOCK:
+            blocks[num_blocks] = block
+            ends[num_blocks] = block * BLOCK + (rs.bin_fill[slot] if block == rs.bin_last[slot] else BLOCK)
+            num_blocks += 1
+            block = block_next[block]
+        count = _live_entries_by_blocks(blocks[:num_blocks], ends[:num_blocks], block_vertex, block_word, state,
+                                        frontier_vertex)
+        rs.free_stack[rs.free_top:rs.free_top + num_blocks] = blocks[:num_blocks]
+        rs.free_top += num_blocks
+    else:
+        block = rs.bin_first[slot]
+        while block != NO_BLOCK:
+            end = block * BLOCK + (rs.bin_fill[slot] if block == rs.bin_last[slot] else BLOCK)
+            for entry in range(block * BLOCK, end):
+                v = block_vertex[entry]
+                if state[v] == block_word[entry]:
+                    frontier_vertex[count] = v
+                    count += 1
+            rs.free_stack[rs.free_top] = block
+            rs.free_top += 1
+            block = block_next[block]
     rs.bin_first[slot] = NO_BLOCK
     rs.bin_last[slot] = NO_BLOCK
     rs.bin_fill[slot] = 0
     rs.bin_size[slot] = 0
     return count
+
+
+@numba.njit(parallel=True, cache=True)
+def _live_entries_by_blocks(blocks, ends, block_vertex, block_word, state, frontier_vertex):
+    """`_take_bin` by the threads: the live entries of the blocks (``blocks[i]``'s entries end at ``ends[i]``)
+    into ``frontier_vertex`` in block order; each block's first compacted in place (it is freed after).
+    Returns their count."""
+    live_before = np.zeros(blocks.shape[0] + 1, dtype=np.int64)
+    for i in numba.prange(blocks.shape[0]):
+        live = blocks[i] * BLOCK
+        for entry in range(blocks[i] * BLOCK, ends[i]):
+            v = block_vertex[entry]
+            if state[v] == block_word[entry]:
+                block_vertex[live] = v
+                live += 1
+        live_before[i + 1] = live - blocks[i] * BLOCK
+    for i in range(blocks.shape[0]):
+        live_before[i + 1] += live_before[i]
+    for i in numba.prange(blocks.shape[0]):
+        first = blocks[i] * BLOCK
+        frontier_vertex[live_before[i]:live_before[i + 1]] = block_vertex[first:first + live_before[i + 1]
+                                                                          - live_before[i]]
+    return live_before[blocks.shape[0]]
+
+
+@numba.njit(parallel=True, cache=True)
+def _settle_by_tasks(frontier_vertex, count, is_settled, bounds, settled, settled_count, tasks):
+    """The light round's marking of its frontier's vertices as settled, by the threads (the frontier holds each
+    vertex once): each new one appended to ``settled`` from ``settled_count`` on, in frontier order. Returns
+    (vertices appended, their heavy edges)."""
+    is_new = np.empty(count, dtype=np.bool_)
+    new_before = np.zeros(tasks + 1, dtype=np.int64)
+    heavy = np.zeros(tasks, dtype=np.int64)
+    for task in numba.prange(tasks):
+        begin, end = equal_share(task, tasks, count)
+        for i in range(begin, end):
+            u = frontier_vertex[i]
+            is_new[i] = not is_settled[u]
+            if is_new[i]:
+                is_settled[u] = True
+                new_before[task + 1] += 1
+                row = u * ROW_PARTS
+                heavy[task] += bounds[row + ROW_PARTS] - bounds[row + LOCAL_HEAVY]
+    for task in range(tasks):
+        new_before[task + 1] += new_before[task]
+    for task in numba.prange(tasks):
+        begin, end = equal_share(task, tasks, count)
+        at = settled_count + new_before[task]
+        for i in range(begin, end):
+            if is_new[i]:
+                settled[at] = frontier_vertex[i]
+                at += 1
+    return new_before[tasks], heavy.sum()
 
 
 @numba.njit(cache=True)
@@ -512,14 +591,20 @@ def _light_round(rs, bucket):
     examined = 0
     while rs.bin_size[slot]:
         count = _take_bin(rs, slot)
-        for i in range(count):
-            u = rs.frontier_vertex[i]
-            if not rs.is_settled[u]:
-                rs.is_settled[u] = True
-                rs.settled[rs.settled_count] = u
-                rs.settled_count += 1
-                row = u * ROW_PARTS
-                rs.heavy_waiting += rs.bounds[row + ROW_PARTS] - rs.bounds[row + LOCAL_HEAVY]
+        if rs.task_vertex.shape[0] > 1 and count >= rs.parallel_entries:
+            new, heavy = _settle_by_tasks(rs.frontier_vertex, count, rs.is_settled, rs.bounds, rs.settled,
+                                          rs.settled_count, rs.task_vertex.shape[0])
+            rs.settled_count += new
+            rs.heavy_waiting += heavy
+        else:
+            for i in range(count):
+                u = rs.frontier_vertex[i]
+                if not rs.is_settled[u]:
+                    rs.is_settled[u] = True
+                    rs.settled[rs.settled_count] = u
+                    rs.settled_count += 1
+                    row = u * ROW_PARTS
+                    rs.heavy_waiting += rs.bounds[row + ROW_PARTS] - rs.bounds[row + LOCAL_HEAVY]
         examined += _relax(rs, rs.frontier_vertex, count, LOCAL_LIGHT)
         relaxed += count
     return relaxed, examined
@@ -723,7 +808,8 @@ class DistributedDeltaStepping:
     backend = "cpu"
     distributed = True
 
-    def __init__(self, graph, delta=None, trace=False, parallel_edges=PARALLEL_EDGES):
+    def __init__(self, graph, delta=None, trace=False, parallel_edges=PARALLEL_EDGES,
+                 parallel_entries=PARALLEL_ENTRIES):
         self.relabeled = graph if isinstance(graph, Relabeled) and graph.renumbered else None
         if not isinstance(graph, PartitionedGraph):
             graph = whole_graph_part(graph)
@@ -751,7 +837,7 @@ class DistributedDeltaStepping:
                                           np.int64(max(CHUNK_EDGES, int(degrees.max(initial=0)))),
                                           np.int64(max(1024, ghost_owner.shape[0] // 4)), 1.0 / self.delta,
                                           np.int64(np.count_nonzero(degrees > 1)), np.int64(numba.get_num_threads()),
-                                          np.int64(parallel_edges))
+                                          np.int64(parallel_edges), np.int64(parallel_entries))
         self.keep_trace = trace
         self.trace = [] if trace else None
         _apply_requests(self.rank_state, np.empty(0, dtype=np.uint32))  # compiled here: one rank receives none
