@@ -125,8 +125,12 @@ taking and settling its bin (at P = 1, SCALE 20: 60 such rounds a search,
 0.35 million vertices, 40 ms of a 194 ms search on one thread, 26 ms on
 two). Against thresholds of 4096 and 131072 edges the default measured
 0.95x (0.81-1.25x) and 1.01x (0.96-1.11x); against 1024 and 16384
-entries 0.97x and 0.98x. Below the thresholds, and with one thread, the
-search is the one-thread code. The per-vertex start and unpacking loops
+entries 0.97x and 0.98x. Binning by the threads too (each task counting its
+entries per bin, one thread reserving each bin's run of blocks, the tasks
+writing at their positions: two passes over the improvements instead of
+one) measured 0.73x (0.70-1.25x, 4 process pairs) on 2 threads: not kept.
+Below the thresholds, and with one thread, the search is the one-thread
+code. The per-vertex start and unpacking loops
 and the construction are parallel.
 
 Tunables: ``delta`` (default ``DELTA_PER_MAX_WEIGHT`` = 0.02 x the largest
