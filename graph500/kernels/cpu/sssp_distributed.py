@@ -520,7 +520,7 @@ def _relax_task_chunks(sources, task_next, task_end, part, bounds, columns, weig
 def _settle_task_chunks(rs, task_improved, request_base, task_requests):
     """After `_relax_task_chunks`: every improved vertex's state the smallest word any task wrote (a word that
     another thread overwrote is written again) and its distance bits its state's; every ghost's smallest sent
-    distance the smallest requested; the requests made contiguous; the improvements binned. Returns nothing."""
+    distance the smallest requested; the requests made contiguous; the improvements binned."""
     state, distance_bits, ghost_sent = rs.state, rs.distance_bits, rs.ghost_sent
     task_vertex, task_word = rs.task_vertex, rs.task_word
     request_ghost, request_word = rs.request_ghost, rs.request_word
@@ -530,10 +530,7 @@ def _settle_task_chunks(rs, task_improved, request_base, task_requests):
             v = task_vertex[task, j]
             if task_word[task, j] < state[v]:
                 state[v] = task_word[task, j]
-    for task in range(task_improved.shape[0]):
-        for j in range(task_improved[task]):
-            v = task_vertex[task, j]
-            distance_bits[v] = np.uint32(state[v] >> _SHIFT)
+            distance_bits[v] = np.uint32(state[v] >> _SHIFT)  # the last visit of v sees its final state
     count = request_base
     for task in range(task_requests.shape[0]):
         for i in range(request_base + task * chunk, task_requests[task]):
