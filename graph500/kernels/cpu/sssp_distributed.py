@@ -164,7 +164,7 @@ from numba.cpython.unsafe.numbers import viewer
 from numba.experimental import structref
 
 from graph500.kernels import register
-from graph500.kernels.cpu.frontier import equal_share
+from graph500.kernels.cpu.frontier import balanced_bounds, equal_share
 from graph500.kernels.cpu.reorder import Relabeled, by_decreasing_degree, inverse_permutation
 from graph500.kernels.cpu.sssp_delta_stepping import (MAX_VERTICES, PREFETCH_AHEAD, RING_SLACK, UNREACHED,
                                                       _PARENT_MASK, _SHIFT, _bucket, _distance, _pack, _prefetch)
@@ -550,12 +550,8 @@ def _relax_by_tasks(rs, sources, count, part, edge_prefix):
     them a chunk at a time, all tasks' chunks at once, each round of chunks then settled and binned
     (`_settle_task_chunks`); returns the edges examined."""
     tasks = rs.task_vertex.shape[0]
-    task_next = np.empty(tasks, dtype=np.int64)
-    task_end = np.empty(tasks, dtype=np.int64)
-    for task in range(tasks):
-        task_next[task] = np.searchsorted(edge_prefix[:count], edge_prefix[count] * task // tasks)
-        task_end[task] = np.searchsorted(edge_prefix[:count], edge_prefix[count] * (task + 1) // tasks)
-    task_end[tasks - 1] = count
+    bounds = balanced_bounds(edge_prefix, tasks)
+    task_next, task_end = bounds[:tasks].copy(), bounds[1:]
     task_improved = np.empty(tasks, dtype=np.int64)
     task_requests = np.empty(tasks, dtype=np.int64)
     task_examined = np.zeros(tasks, dtype=np.int64)
