@@ -8,7 +8,9 @@ root with more ranks than cores (MPICH ignores them). `needs_mpi` skips a
 test where mpi4py or a launcher is missing. `report_fields` reads a report
 block's ``name: value`` lines. `FIXTURES`: the reference fixtures' SCALE,
 edgefactor and seeds by name. `numba_threads(count)`: Numba's thread count
-for a ``with`` block.
+for a ``with`` block; `THREADS`: one thread, and two where Numba has them.
+`program_environment(threads)`: the environment `run_ranks` gives its
+ranks, for other programs the tests start.
 """
 
 import contextlib
@@ -22,6 +24,7 @@ import sysconfig
 import numba
 import pytest
 
+THREADS = sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)})  # Numba thread counts a test runs at
 FIXTURES = {
     "s9_ef4_seed1-1": (9, 4, 1, 1),
     "s10_ef16_seed2-3": (10, 16, 2, 3),
@@ -41,14 +44,21 @@ needs_mpi = pytest.mark.skipif(mpi4py is None or MPIEXEC is None,
                                reason="needs mpi4py and mpiexec (pip install '.[mpi]')")
 
 
-def run_ranks(num_ranks, *argv, timeout=TIMEOUT, threads=1):
-    """The CompletedProcess (text) of ``python argv...`` on ``num_ranks`` ranks, run from the repository."""
+def program_environment(threads):
+    """The environment of a program the tests start: this checkout first on PYTHONPATH, ``threads`` Numba
+    threads, and what Open MPI needs to run as root with more ranks than cores (MPICH ignores it)."""
     environment = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMPI_ALLOW_RUN_AS_ROOT="1",
                        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
     environment.pop("PMI_SIZE", None)  # where pytest itself runs under a launcher
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")]))
+    return environment
+
+
+def run_ranks(num_ranks, *argv, timeout=TIMEOUT, threads=1):
+    """The CompletedProcess (text) of ``python argv...`` on ``num_ranks`` ranks, run from the repository."""
     return subprocess.run([MPIEXEC, "-n", str(num_ranks), sys.executable, *map(str, argv)],
-                          capture_output=True, text=True, timeout=timeout, env=environment, cwd=REPOSITORY)
+                          capture_output=True, text=True, timeout=timeout, env=program_environment(threads),
+                          cwd=REPOSITORY)
 
 
 def report_fields(text):

@@ -10,23 +10,19 @@ and ``multi_gpu.py``, which needs two GPUs), and the GAPBS comparison without
 GAPBS must say how to build it, in a few lines, and fail.
 """
 
-import os
 import subprocess
 import sys
 
 import pytest
-from support import MPIEXEC, REPOSITORY, needs_mpi, run_ranks
+from support import MPIEXEC, REPOSITORY, needs_mpi, program_environment, run_ranks
 
 SCALE = "10"
 
 
 def run_script(script, *argv, threads=2):
     """The CompletedProcess (text) of ``python benchmarks/SCRIPT argv...`` from the repository."""
-    environment = dict(os.environ, NUMBA_NUM_THREADS=str(threads), OMPI_ALLOW_RUN_AS_ROOT="1",
-                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
-    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, f"benchmarks/{script}", *argv], capture_output=True, text=True,
-                          timeout=600, env=environment, cwd=REPOSITORY)
+                          timeout=600, env=program_environment(threads), cwd=REPOSITORY)
 
 
 def assert_ran(result, *expected):

@@ -12,10 +12,9 @@ rank 0 gathers the parents and validates them against the whole edge list.
 import glob
 import os
 
-import numba
 import numpy as np
 import pytest
-from support import needs_mpi, numba_threads, run_ranks
+from support import THREADS, needs_mpi, numba_threads, run_ranks
 
 from graph500 import io, kernels
 from graph500.comm import SelfCommunicator
@@ -30,7 +29,6 @@ from graph500.validators import ValidationGraph, validate_bfs
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "reference-v3")
 FIXTURES = sorted(glob.glob(os.path.join(DATA, "*.edges")))
-THREADS = sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)})
 
 
 def one_rank_graphs(src, dst, num_vertices):

@@ -12,7 +12,7 @@ import textwrap
 import numba
 import numpy as np
 import pytest
-from support import needs_mpi, numba_threads, run_ranks
+from support import THREADS, needs_mpi, numba_threads, run_ranks
 
 from graph500 import io, kernels
 from graph500.kernels.cpu.backend import Backend
@@ -26,7 +26,6 @@ FIXTURES = sorted(glob.glob(os.path.join(DATA, "*.edges")))
 NAME = "distributed-delta-stepping"
 
 
-THREADS = sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)})
 
 
 def check_searches(src, dst, weights, num_vertices, roots, graph=None, **tunables):
