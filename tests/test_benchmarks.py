@@ -44,6 +44,7 @@ CPU_SCRIPTS = [
     ("pipeline.py", ["--scale", SCALE, "--roots", "2", "--repeat", "1"],
      ["construction_time of a run", "skip-per-edge positioning", "sssp (delta-stepping)"]),
     ("gpu_memory.py", ["--plan-only", "--scales", SCALE], ["Bytes per edge tuple by phase", "Largest SCALE per GPU"]),
+    ("core_speeds.py", ["--iterations", "100000", "--rounds", "1"], ["together, round 1 s", "lockstep efficiency bound"]),
 ]
 
 
