@@ -57,6 +57,20 @@ def seconds_of(processes):
     return results
 
 
+def measure(cores, rounds, iterations):
+    """``(alone, together)``: each core's seconds alone, and per round every core's with all of them busy."""
+    together = [seconds_of([start_pinned(core, iterations) for core in cores]) for _ in range(rounds)]
+    alone = [seconds_of([start_pinned(core, iterations)])[0] for core in cores]
+    return alone, together
+
+
+def bound_line(alone, together):
+    """The lockstep efficiency bound of `measure`'s seconds, as a line of text."""
+    slowest_together = max(max(times) for times in together)
+    return (f"lockstep efficiency bound: {statistics.median(alone) / slowest_together:.2f} against the median core "
+            f"alone, {min(alone) / slowest_together:.2f} against the fastest")
+
+
 def core_list(text):
     cores = [int(core) for core in text.split(",")]
     usable = os.sched_getaffinity(0)
@@ -77,17 +91,14 @@ def main():
         print(f"{spin(args.spin):.6f}")
         return 0
 
-    together = [seconds_of([start_pinned(core, args.iterations) for core in args.cores]) for _ in range(args.rounds)]
-    alone = [seconds_of([start_pinned(core, args.iterations)])[0] for core in args.cores]
+    alone, together = measure(args.cores, args.rounds, args.iterations)
     rows = [[core, f"{alone[i]:.2f}", *(f"{times[i]:.2f}" for times in together)] for i, core in enumerate(args.cores)]
     print(f"{args.iterations} steps of an integer loop, one process a core, {len(args.cores)} cores")
     print(tabulate(rows, headers=["core", "alone s", *(f"together, round {r + 1} s" for r in range(args.rounds))],
                    disable_numparse=True))
-    slowest_together = max(max(times) for times in together)
     print(f"alone: median {statistics.median(alone):.2f} s, fastest {min(alone):.2f} s; together: slowest "
-          f"{slowest_together:.2f} s")
-    print(f"lockstep efficiency bound: {statistics.median(alone) / slowest_together:.2f} against the median core "
-          f"alone, {min(alone) / slowest_together:.2f} against the fastest")
+          f"{max(max(times) for times in together):.2f} s")
+    print(bound_line(alone, together))
     return 0
 
 

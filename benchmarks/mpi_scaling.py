@@ -4,7 +4,7 @@
         [--scale 24 | --scales 22,24] [--base-scale 20] [--roots K] [--no-sssp]
         [--skip-validation] [--mpiexec "mpiexec --allow-run-as-root --oversubscribe"]
         [--reference PATH [--reference-ranks 4,8,16] [--repeats N]]
-        [--output results.json] [--timeout SECONDS]
+        [--output results.json] [--timeout SECONDS] [--core-bound]
 
 Every run is a whole ``graph500 run`` (generation, kernel 1, every search
 validated unless ``--skip-validation``) started as
@@ -55,6 +55,12 @@ with care:
 The reference on few ranks and a large graph takes hours: ``--reference-ranks``
 limits the P at which it runs.
 
+``--core-bound`` (weak mode) adds, under the table, the ceiling that the
+host itself puts on weak scaling: `benchmarks/core_speeds.py`'s lockstep
+bound on as many cores as the largest P uses (a level of the BFS waits for
+its slowest rank, and a virtual machine's cores run equal work at unequal
+speeds).
+
 ``--output PATH`` writes every run's raw numbers (and command line) as JSON,
 rewritten after each run so that an interrupted sweep keeps what it measured.
 Progress goes to stderr, the tables to stdout.
@@ -84,7 +90,11 @@ import time
 
 from tabulate import tabulate
 
+import core_speeds  # benchmarks/core_speeds.py, beside this script
+
 REFERENCE_KEYS = 64
+CORE_BOUND_ROUNDS = 2  # --core-bound: rounds of every core busy at once
+CORE_BOUND_ITERATIONS = 12_000_000  # steps of its loop (about 2 s a core on the 16-core host)
 NUMBER = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)"
 REFERENCE_FIELDS = {
     "bfs": re.compile(r"^bfs  harmonic_mean_TEPS:\s+!\s+" + NUMBER + r"\s*$", re.M),
@@ -282,6 +292,15 @@ def write_output(path, payload):
     os.replace(temporary, path)
 
 
+def weak_core_bound(busy_cores):
+    """The line of `core_speeds` for the first ``busy_cores`` cores this process may use: what a computation in
+    lockstep on that many cores keeps of one core's speed alone, before communicating (weak mode's ceiling)."""
+    cores = sorted(os.sched_getaffinity(0))[:busy_cores]
+    alone, together = core_speeds.measure(cores, CORE_BOUND_ROUNDS, CORE_BOUND_ITERATIONS)
+    return (f"{len(cores)} cores, one integer loop pinned to each (benchmarks/core_speeds.py), "
+            f"{core_speeds.bound_line(alone, together)}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -308,6 +327,9 @@ def main():
                         help="rounds: every configuration runs once a round (with --reference, a pair)")
     parser.add_argument("--output", metavar="PATH", help="write every run's raw numbers as JSON")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per run (default 3600)")
+    parser.add_argument("--core-bound", action="store_true",
+                        help="weak mode: also print the lockstep bound of benchmarks/core_speeds.py on the cores "
+                             "the largest P uses")
     args = parser.parse_args()
     args.scales = args.scales or [args.scale]
     args.launcher = shlex.split(args.mpiexec)
@@ -452,6 +474,8 @@ def main():
             print(f"reference: {REFERENCE_KEYS} search keys always, 1 thread per rank (P cores); "
                   f"ours/ref = median over {args.repeats} interleaved pair(s) [min-max]")
         print(tabulate(table, headers=headers, disable_numparse=True))
+        if mode == "weak" and args.core_bound:
+            print(weak_core_bound(max(row["ranks"] * row["threads_per_rank"] for row in mode_rows)))
     if args.output:
         print(f"\nraw numbers: {args.output}")
     return 0 if all(not row["error"] for row in rows) else 1

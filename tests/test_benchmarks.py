@@ -44,7 +44,8 @@ CPU_SCRIPTS = [
     ("pipeline.py", ["--scale", SCALE, "--roots", "2", "--repeat", "1"],
      ["construction_time of a run", "skip-per-edge positioning", "sssp (delta-stepping)"]),
     ("gpu_memory.py", ["--plan-only", "--scales", SCALE], ["Bytes per edge tuple by phase", "Largest SCALE per GPU"]),
-    ("core_speeds.py", ["--iterations", "100000", "--rounds", "1"], ["together, round 1 s", "lockstep efficiency bound"]),
+    ("core_speeds.py", ["--iterations", "100000", "--rounds", "1"],
+     ["together, round 1 s", "lockstep efficiency bound"]),
 ]
 
 
@@ -88,8 +89,8 @@ def test_mpi_script_runs_on_two_ranks(script, argv, expected):
 @needs_mpi
 def test_mpi_scaling_runs_both_modes():
     result = run_script("mpi_scaling.py", "--mode", "both", "--ranks", "1,2", "--scale", SCALE, "--base-scale", "9",
-                        "--roots", "2", "--repeats", "1", "--cores", "2", "--mpiexec", MPIEXEC)
-    assert_ran(result, "Weak scaling: SCALE = 9 + log2 P", "ok")
+                        "--roots", "2", "--repeats", "1", "--cores", "2", "--mpiexec", MPIEXEC, "--core-bound")
+    assert_ran(result, "Weak scaling: SCALE = 9 + log2 P", "ok", "2 cores, one integer loop pinned to each")
     for failure in ("timed out", "exit ", "no JSON record"):  # a run's status when it did not finish
         assert failure not in result.stdout, result.stdout[-3000:]
 
