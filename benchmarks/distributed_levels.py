@@ -16,18 +16,22 @@ work and its time in collectives.
 Printed by rank 0:
 
 1. Per search, medians over the searches: the search as a run times it, its
-   levels, and the time outside the levels (setting up, writing the parents
-   under the input labels), each as the slowest rank's and the median rank's.
+   levels, the time outside the levels (setting up and the first
+   allreduce, the switches' exchanges between levels, writing the parents
+   under the input labels) and the time in collectives (in the levels and
+   between them), each as the slowest rank's and the median rank's.
 2. Per level position (the i-th level of a search): the direction most
-   searches took, the median frontier and edges examined (all ranks'), and medians over the searches of the
-   level's time, the slowest rank's own work, the median rank's, and the
-   least time any rank spent in collectives (what the communication itself
-   costs: the slowest rank waits least).
+   searches took, the median frontier and edges examined (all ranks'), and
+   medians over the searches of the level's time, the slowest rank's own
+   work (the level's time less its collective calls within it), the median
+   rank's, and the least time any rank spent in collectives (what the
+   communication itself costs: the slowest rank waits least).
 3. Per rank, its own work at each level position (median over the
    searches): whether the same ranks are the slowest search after search.
 """
 
 import argparse
+import math
 import statistics
 import time
 from collections import defaultdict
@@ -43,11 +47,11 @@ COLLECTIVES = ("barrier", "allreduce", "allgather", "alltoallv")
 
 
 class TimedCommunicator:
-    """The run's communicator, adding the seconds spent in each collective call to ``seconds``."""
+    """The run's communicator, noting the (start, end) of each collective call in ``intervals``."""
 
     def __init__(self, comm):
         self._comm = comm
-        self.seconds = 0.0
+        self.intervals = []
         for name in COLLECTIVES:
             setattr(self, name, self._timed(getattr(comm, name)))
 
@@ -57,31 +61,35 @@ class TimedCommunicator:
             try:
                 return call(*args, **kwargs)
             finally:
-                self.seconds += time.perf_counter() - start
+                self.intervals.append((start, time.perf_counter()))
         return timed_call
+
+    def seconds_within(self, begin, end):
+        """Seconds of collective calls between ``begin`` and ``end``."""
+        return sum(max(0.0, min(end, stop) - max(begin, start)) for start, stop in self.intervals)
 
     def __getattr__(self, name):
         return getattr(self._comm, name)
 
 
 def instrument(kernel):
-    """Time ``kernel``'s collectives (its communicator's and its frontiers' publication) and record, in each
-    trace entry, the seconds spent in them during that level (``"collective_seconds"``)."""
+    """Time ``kernel``'s collectives (its communicator's and its frontiers' and visited words' publication) and
+    record, in each trace entry, the seconds spent in them during that level (``"collective_seconds"``: the calls
+    within the level's own ``seconds``, which end as the entry is made; those between levels are outside them)."""
     timed = TimedCommunicator(kernel.comm)
     kernel.comm = timed
-    for frontier in kernel.frontiers:
-        frontier.publish = timed._timed(frontier.publish)
+    for gathered in (*kernel.frontiers, kernel.published_visited):
+        gathered.publish = timed._timed(gathered.publish)
     plain_entry = bfs_distributed.trace_entry
-    level_start = [0.0]
 
     def trace_entry(*args):
         entry = plain_entry(*args)
-        entry["collective_seconds"] = timed.seconds - level_start[0]
-        level_start[0] = timed.seconds
+        end = time.perf_counter()
+        entry["collective_seconds"] = timed.seconds_within(end - entry["seconds"], end)
         return entry
 
     def search(root, plain_search=kernel.search):
-        level_start[0] = timed.seconds
+        timed.intervals.clear()
         return plain_search(root)
 
     bfs_distributed.trace_entry = trace_entry
@@ -94,15 +102,14 @@ def median_ms(values):
 
 
 def summarize_searches(searches):
-    """``searches``: per search, (seconds as timed, per rank (local seconds, trace))."""
+    """``searches``: per search, (seconds as timed, per rank (local seconds, trace, seconds in collectives))."""
     rows = []
     for label, value in (("search (as a run times it)", lambda timed, ranks: [timed]),
                          ("levels", lambda timed, ranks: [sum(level["seconds"] for level in trace)
-                                                          for _, trace in ranks]),
+                                                          for _, trace, _ in ranks]),
                          ("outside the levels", lambda timed, ranks: [seconds - sum(level["seconds"] for level in trace)
-                                                                      for seconds, trace in ranks]),
-                         ("in collectives", lambda timed, ranks: [sum(level["collective_seconds"] for level in trace)
-                                                                  for _, trace in ranks])):
+                                                                      for seconds, trace, _ in ranks]),
+                         ("in collectives", lambda timed, ranks: [collective for _, _, collective in ranks])):
         per_search = [value(timed, ranks) for timed, ranks in searches]
         rows.append([label, median_ms([max(values) for values in per_search]),
                      median_ms([statistics.median(values) for values in per_search])])
@@ -113,7 +120,7 @@ def summarize_levels(searches):
     levels = defaultdict(lambda: defaultdict(list))
     for _, ranks in searches:
         for position in range(len(ranks[0][1])):
-            entries = [trace[position] for _, trace in ranks]
+            entries = [trace[position] for _, trace, _ in ranks]
             own = [entry["seconds"] - entry["collective_seconds"] for entry in entries]
             level = levels[position]
             level["direction"].append(entries[0]["direction"])
@@ -138,7 +145,7 @@ def summarize_levels(searches):
 def summarize_ranks(searches):
     own = defaultdict(lambda: defaultdict(list))  # rank -> level position -> seconds
     for _, ranks in searches:
-        for rank, (_, trace) in enumerate(ranks):
+        for rank, (_, trace, _) in enumerate(ranks):
             for position, entry in enumerate(trace):
                 own[rank][position].append(entry["seconds"] - entry["collective_seconds"])
     positions = sorted({position for levels in own.values() for position in levels})
@@ -179,7 +186,7 @@ def main():
             output, seconds = backend.timed(search, root)
             if round_number == 0:
                 validate_bfs(validation_graph, root, output)
-            ranks = comm.allgather_object((local[0], kernel.trace))
+            ranks = comm.allgather_object((local[0], kernel.trace, kernel.comm.seconds_within(-math.inf, math.inf)))
             searches.append((seconds, ranks))
     if comm.rank == 0:
         print(f"{kernel.name} {dict(args.tunable)}, SCALE {args.scale}, {comm.size} ranks, {args.roots} keys, "
