@@ -26,8 +26,10 @@ Printed by rank 0:
    work (the level's time less its collective calls within it), the median
    rank's, and the least time any rank spent in collectives (what the
    communication itself costs: the slowest rank waits least).
-3. Per rank, its own work at each level position (median over the
-   searches): whether the same ranks are the slowest search after search.
+3. Per rank, its time outside the levels (waits in collectives included)
+   and its own work at each level position (medians over the searches):
+   whether the same ranks are the slowest search after search, and which
+   rank the others wait for before the first level.
 """
 
 import argparse
@@ -144,15 +146,18 @@ def summarize_levels(searches):
 
 def summarize_ranks(searches):
     own = defaultdict(lambda: defaultdict(list))  # rank -> level position -> seconds
+    outside = defaultdict(list)  # rank -> seconds outside the levels, collectives included
     for _, ranks in searches:
-        for rank, (_, trace, _) in enumerate(ranks):
+        for rank, (seconds, trace, _) in enumerate(ranks):
+            outside[rank].append(seconds - sum(entry["seconds"] for entry in trace))
             for position, entry in enumerate(trace):
                 own[rank][position].append(entry["seconds"] - entry["collective_seconds"])
     positions = sorted({position for levels in own.values() for position in levels})
-    rows = [[rank, *(median_ms(own[rank][position]) if own[rank][position] else "" for position in positions)]
+    rows = [[rank, median_ms(outside[rank]),
+             *(median_ms(own[rank][position]) if own[rank][position] else "" for position in positions)]
             for rank in sorted(own)]
-    print(tabulate(rows, headers=["rank", *(f"level {position} own ms" for position in positions)],
-                   disable_numparse=True))
+    print(tabulate(rows, headers=["rank", "outside the levels ms",
+                                  *(f"level {position} own ms" for position in positions)], disable_numparse=True))
 
 
 def tunable(text):
