@@ -113,6 +113,43 @@ def test_trace_has_both_directions_and_global_counts():
     assert top_down[0]["edges_examined"] > graph.offsets[roots[0] + 1] - graph.offsets[roots[0]]
 
 
+def test_rows_by_degree_class_relabels_and_orders_each_row_with_either_table_width():
+    """Degree ordering's row rewrite: every new row is its input row under the new labels (the same multiset),
+    hubs first (non-increasing degree class, input order within a class); the packed table of classes and labels
+    is uint32 up to 2^26 vertices and uint64 beyond, and both widths give the same rows."""
+    from graph500.kernels.cpu.bfs_distributed import _bit_lengths, _rows_by_degree_class
+    from graph500.kernels.cpu.frontier import balanced_bounds
+    from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation
+
+    name, src, dst, num_vertices, _ = next(fixture_graphs())
+    graph = build_csr(src, dst, num_vertices)
+    degrees = np.diff(graph.offsets)
+    new_local = inverse_permutation(by_decreasing_degree(degrees))
+    degree_class = _bit_lengths(degrees)
+    num_classes = int(degree_class.max()) + 1
+    label_bits = max(1, (num_vertices - 1).bit_length())
+    new_offsets = np.zeros_like(graph.offsets)
+    np.cumsum(degrees[np.argsort(new_local)], out=new_offsets[1:])
+    rows = []
+    for dtype in (np.uint32, np.uint64):
+        table = (degree_class.astype(dtype) << dtype(label_bits)) | new_local.astype(dtype)
+        new_neighbors = np.empty_like(graph.neighbors)
+        _rows_by_degree_class(graph.offsets, graph.neighbors, new_local, table, label_bits, num_classes,
+                              balanced_bounds(graph.offsets, 2), new_offsets, new_neighbors)
+        rows.append(new_neighbors)
+    assert np.array_equal(rows[0], rows[1]), name
+    new_class = np.empty_like(degree_class)
+    new_class[new_local] = degree_class
+    for r in range(num_vertices):
+        row = rows[0][new_offsets[new_local[r]]:new_offsets[new_local[r] + 1]]
+        expected = new_local[graph.neighbors[graph.offsets[r]:graph.offsets[r + 1]]]
+        assert np.array_equal(np.sort(row), np.sort(expected)), (name, r)
+        classes = new_class[row]
+        assert np.all(np.diff(classes.astype(np.int64)) <= 0), (name, r)
+        stable = expected[np.argsort(-new_class[expected].astype(np.int64), kind="stable")]
+        assert np.array_equal(row, stable), (name, r)
+
+
 RANK_SCRIPT = r'''
 import sys
 
