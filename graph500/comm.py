@@ -25,15 +25,12 @@ The operations (all collective: every rank calls them in the same order):
   rank gets the result.
 - ``allgather(array)``: the ranks' 1-D arrays (lengths may differ)
   concatenated in rank order, on every rank.
-- ``alltoallv(arrays, send_counts, receive_counts=None, out=None)``:
-  personalised exchange. ``arrays`` is a tuple of 1-D arrays of one length,
-  grouped by destination rank (``send_counts[r]`` elements for rank r, in
-  rank order). Returns the tuple of received arrays (grouped by source rank)
-  and the received counts. A caller that knows the counts it receives passes
-  them, and the ranks skip exchanging them; with them it may pass ``out``,
-  one array per sent array of the received length, to receive into (memory
-  of its choosing) instead of new arrays. The counts alone:
-  ``alltoallv((), send_counts)``.
+- ``alltoallv(arrays, send_counts, receive_counts=None)``: personalised
+  exchange. ``arrays`` is a tuple of 1-D arrays of one length, grouped by
+  destination rank (``send_counts[r]`` elements for rank r, in rank order).
+  Returns the tuple of received arrays (grouped by source rank) and the
+  received counts. A caller that knows the counts it receives passes them,
+  and the ranks skip exchanging them.
 - ``gathered_array(counts, dtype)``: a `GatheredArray` (not itself a
   collective call on every communicator, but called by every rank in the
   same order): ``local``, this rank's ``counts[rank]`` items, which it
@@ -157,13 +154,8 @@ class SelfCommunicator:
     def allgather(self, array):
         return array.copy()
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None):
-        counts = np.asarray(send_counts, dtype=np.int64).copy()
-        if out is None:
-            return tuple(array.copy() for array in arrays), counts
-        for target, array in zip(out, arrays):
-            target[...] = array
-        return tuple(out), counts
+    def alltoallv(self, arrays, send_counts, receive_counts=None):
+        return tuple(array.copy() for array in arrays), np.asarray(send_counts, dtype=np.int64).copy()
 
     def bcast(self, value, root=0):
         return value
@@ -220,7 +212,7 @@ class MPICommunicator:
         self._comm.Allgatherv(send, [received, counts])
         return received
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None):
+    def alltoallv(self, arrays, send_counts, receive_counts=None):
         send_counts = np.ascontiguousarray(send_counts, dtype=np.int64)
         if receive_counts is None:
             receive_counts = np.empty_like(send_counts)
@@ -229,12 +221,12 @@ class MPICommunicator:
         send_displacements = _displacements(send_counts)
         receive_displacements = _displacements(receive_counts)
         received = []
-        for i, array in enumerate(arrays):
+        for array in arrays:
             send = np.ascontiguousarray(array)
-            target = np.empty(int(receive_counts.sum()), dtype=send.dtype) if out is None else out[i]
+            out = np.empty(int(receive_counts.sum()), dtype=send.dtype)
             self._comm.Alltoallv([send, send_counts, send_displacements, self._mpi_type(send)],
-                                 [target, receive_counts, receive_displacements, self._mpi_type(target)])
-            received.append(target)
+                                 [out, receive_counts, receive_displacements, self._mpi_type(out)])
+            received.append(out)
         return tuple(received), receive_counts
 
     def _mpi_type(self, array):
@@ -329,19 +321,19 @@ class NCCLCommunicator:
         self._exchange([send] * self.size, received, np.full(self.size, send.shape[0], dtype=np.int64), counts)
         return received
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None):
+    def alltoallv(self, arrays, send_counts, receive_counts=None):
         send_counts = np.asarray(self._cupy.asnumpy(send_counts), dtype=np.int64)
         if receive_counts is None:
             _, receive_counts = self.host.alltoallv((), send_counts)  # the counts alone, through MPI
         receive_counts = np.asarray(receive_counts, dtype=np.int64)
         send_displacements = _displacements(send_counts)
         received = []
-        for i, array in enumerate(arrays):
+        for array in arrays:
             send = self._cupy.ascontiguousarray(array)
             parts = [send[begin:begin + count] for begin, count in zip(send_displacements, send_counts)]
-            target = self._cupy.empty(int(receive_counts.sum()), dtype=send.dtype) if out is None else out[i]
-            self._exchange(parts, target, send_counts, receive_counts)
-            received.append(target)
+            out = self._cupy.empty(int(receive_counts.sum()), dtype=send.dtype)
+            self._exchange(parts, out, send_counts, receive_counts)
+            received.append(out)
         return tuple(received), receive_counts
 
     def _exchange(self, parts, out, send_counts, receive_counts):

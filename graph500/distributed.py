@@ -32,7 +32,7 @@ from graph500.comm import SelfCommunicator, host_placement, slowest
 from graph500.errors import Graph500Error
 from graph500.generators import roots
 from graph500.kernels.cpu.backend import RUNTIME_BYTES, Backend, available_memory_bytes, cpu_model, generate_range
-from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, scratch, write_positions
+from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, write_positions
 from graph500.kernels.cpu.frontier import equal_share
 from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
 from graph500.partition import VertexBlocks, tuple_range
@@ -153,17 +153,11 @@ def partition_graph(comm, blocks, src, dst, weights):
     counts = np.zeros((num_chunks, comm.size), dtype=np.int64)
     _count_by_owner(src, dst, blocks.block, counts)
     rank_begin, cursors = write_positions(counts)
-    label_dtype = np.dtype(neighbor_dtype(blocks.num_vertices))
-    # the exchange's buffers are streamed once: on small pages (`build.scratch`), cheaper to touch first (the
-    # first build of a process, 2 ranks, SCALE 20, 2-core VM: 1.26-1.42 s against 1.63-1.91 s, 3 process pairs)
-    send = (scratch(rank_begin[-1], label_dtype), scratch(rank_begin[-1], label_dtype),
-            scratch(rank_begin[-1] if weighted else 0, np.dtype(np.float32)))
+    label_dtype = neighbor_dtype(blocks.num_vertices)
+    send = (np.empty(rank_begin[-1], dtype=label_dtype), np.empty(rank_begin[-1], dtype=label_dtype),
+            np.empty(rank_begin[-1] if weighted else 0, dtype=np.float32))
     _scatter_by_owner(src, dst, weights, blocks.block, cursors, *send)
-    send = send if weighted else send[:2]
-    send_counts = np.diff(rank_begin)
-    _, receive_counts = comm.alltoallv((), send_counts)
-    received, _ = comm.alltoallv(send, send_counts, receive_counts,
-                                 out=tuple(scratch(int(receive_counts.sum()), array.dtype) for array in send))
+    received, _ = comm.alltoallv(send if weighted else send[:2], np.diff(rank_begin))
     del send
     first_vertex = blocks.begin(comm.rank)
     offsets, neighbors, row_weights = build_rows(received[0], received[1], blocks.num_vertices,

@@ -199,8 +199,8 @@ def _partition(src, dst, weight_bits, weighted, num_vertices, first_row, num_row
         raise ValueError(f"{out_of_range.sum()} tuples have a label outside [0, {num_vertices})")
 
     bucket_begin, cursors = write_positions(counts)
-    keys = scratch(bucket_begin[-1], np.dtype(np.uint64))
-    rows = scratch(bucket_begin[-1], _local_row_dtype(bucket_shift))
+    keys = _scratch(bucket_begin[-1], np.dtype(np.uint64))
+    rows = _scratch(bucket_begin[-1], _local_row_dtype(bucket_shift))
     bad_weights = np.zeros(num_chunks, dtype=np.int64)
     _scatter_entries(src, dst, weight_bits, weighted, first_row, num_rows, bucket_shift, key_shift, cursors, keys, rows,
                      bad_weights)
@@ -240,9 +240,8 @@ def write_positions(counts):
 
 
 @numba.njit(cache=True)
-def scratch(length, dtype):
-    """An uninitialised array from Numba's allocator (malloc), for the entries of steps 2 to 4 (and the
-    distributed kernel 1's exchange, `graph500.distributed.partition_graph`).
+def _scratch(length, dtype):
+    """An uninitialised array from Numba's allocator (malloc), for the entries of steps 2 to 4.
 
     NumPy asks the OS for transparent huge pages for every array of 4 MiB or
     more; the first touch of fresh huge pages took 0.25-0.37 s per 256 MiB on
