@@ -779,7 +779,7 @@ def _split_rows(graph, order, column_of, split_below):
     return bounds, columns, weights
 
 
-def _ghosts(graph, new_label):
+def _columns_and_ghosts(graph, new_label):
     """``(column_of, owner, target)``: per label of the whole graph, what a row entry holds for it (an owned
     vertex's local index ``new_label``, a remote neighbour's ghost index; other labels: unused), and per ghost
     its owner and its local index there (asked of the owners: collective)."""
@@ -829,7 +829,7 @@ class DistributedDeltaStepping:
         degrees = np.diff(graph.offsets)
         self.order = by_decreasing_degree(degrees)
         self.new_label = inverse_permutation(self.order)
-        column_of, ghost_owner, ghost_target = _ghosts(graph, self.new_label)
+        column_of, ghost_owner, ghost_target = _columns_and_ghosts(graph, self.new_label)
         bounds, columns, weights = _split_rows(graph, self.order, column_of, np.float32(self.delta))
         del column_of
         ring = 1 << int(np.ceil(max_weight / self.delta) + RING_SLACK - 1).bit_length()  # a power of two
