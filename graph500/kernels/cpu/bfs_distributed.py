@@ -371,9 +371,9 @@ def _rows_by_degree_class(offsets, neighbors, new_local, class_and_label, label_
                           new_offsets, new_neighbors):
     """Input row r becomes new row ``new_local[r]`` under the new labels, by decreasing degree class (a
     counting sort per row, stable): ``class_and_label[w]`` holds w's class above ``label_bits`` bits and its
-    new label below (one table read an entry; two tables, labels and classes, took 1.22x as long: 2 ranks,
-    SCALE 20, 3 process pairs, 1.04-1.29x). Tasks take ranges of input rows (read in order, the costlier
-    side), gathering a row's labels and classes into their buffers once."""
+    new label below (one table read an entry; two tables, labels and classes, took 1.06x as long: rank 0's
+    rows of 2 at SCALE 20, one thread, 6 alternations in one process, 1.04-1.09x). Tasks take ranges of input
+    rows (read in order, the costlier side), gathering a row's labels and classes into their buffers once."""
     for task in numba.prange(task_bounds.shape[0] - 1):
         first, end = task_bounds[task], task_bounds[task + 1]
         longest = 0
