@@ -162,6 +162,27 @@ def test_valid_trees_pass_and_count_nedge(engine, seed, index_dtype):
         assert validate_sssp(vg, root, sssp_parents, distances, engine=engine) == expected
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_tree_levels_are_hops_from_the_root_by_either_engine(seed):
+    """The pointer jumping's levels (Numba's fused rounds and the array-generic ones) against the levels of
+    a direct walk up each parent chain, on BFS and on (deeper) shortest-path trees; -1 where unreached."""
+    num_vertices = 300
+    src, dst, weights = random_graph(seed, num_vertices)
+    root = int(src[0])
+    for parents in (reference_bfs(num_vertices, src, dst, root),
+                    reference_dijkstra(num_vertices, src, dst, weights, root)[0]):
+        expected = np.full(num_vertices, -1)
+        for v in np.flatnonzero(parents >= 0):
+            hops, u = 0, v
+            while u != root:
+                hops, u = hops + 1, parents[u]
+            expected[v] = hops
+        reached = parents >= 0
+        for engine in ("generic", "numba"):
+            levels = common.tree_levels("bfs", parents, root, reached, engine)
+            assert np.array_equal(levels, expected), (seed, engine)
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_isolated_looking_roots(engine):
     # Vertex 0 appears only as a second endpoint; vertex 4 only in self-loops.

@@ -60,7 +60,7 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
     check_self_parents(xp, parents, root, reached)
-    levels = tree_levels(KERNEL, parents, root, reached)
+    levels = tree_levels(KERNEL, parents, root, reached, engine)
     parents = parents.astype(vg.src.dtype, copy=False)
     reached_unreached, level_jump, unconfirmed = edge_pass(xp, vg, root, reached, levels, parents, engine)
     raise_tuple_fault(vg, reached, levels, reached_unreached, level_jump)

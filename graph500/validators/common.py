@@ -5,7 +5,8 @@ library, with only operations both libraries have (take, boolean scatter,
 comparisons, any/argmax, cumsum, bincount).  The Numba helpers here
 (`group_by_key`, a parallel stable counting sort that prepares the graph from
 NumPy arrays, and `chunk_start`, `chunk_count`, `earliest_per_rule`) serve
-the fused passes in `bfs` and `sssp`, which run on NumPy arrays only.
+the fused passes in `bfs` and `sssp`, which run on NumPy arrays only; the
+tree levels have a fused Numba pass of their own for NumPy arrays.
 
 `ValidationGraph` is built once per graph and holds what no search changes:
 the input tuples, as int32 when every vertex label fits, with their float32
@@ -44,7 +45,11 @@ raised):
   vertex's ancestor is the root; a valid tree gets there within
   ceil(log2 N) rounds, since no chain is longer than N - 1, so after
   ceil(log2 N) + 1 rounds any reached vertex whose ancestor is not the root
-  lies on or leads into a cycle, or into an unreached vertex.
+  lies on or leads into a cycle, or into an unreached vertex.  On NumPy
+  arrays (engine "auto" or "numba", see `use_numba`) a round is one parallel
+  Numba pass, fused: 2.3x the array-generic rounds on BFS trees and 2.1x to
+  3.0x on the deeper SSSP trees (SCALE 20, 2 threads, 8 trees each, 4
+  alternations in one process, 3 such runs).
 """
 
 import math
@@ -367,35 +372,85 @@ def wrong_length(kernel, rule, name, shape, length, part=""):
     return ValidationError(kernel, rule, f"{part}the {name} array has shape {shape}, expected ({length},)")
 
 
-def tree_levels(kernel, parents, root, reached):
+def tree_levels(kernel, parents, root, reached, engine="auto"):
     """Levels (hops from the root) of the tree, -1 where unreached; raise `cycle`.
 
     `parents` must have passed `check_parents`.  See the module docstring for
-    the pointer jumping.
+    the pointer jumping; `engine` as in `use_numba`.
     """
     xp = array_module(parents)
     n = parents.shape[0]
     index_dtype = numpy.int32 if n <= 2**31 else numpy.int64
     # Depths at most double each round: 2^(rounds) <= 4N must fit.
     depth_dtype = numpy.int32 if n <= 2**29 else numpy.int64
+    rounds = math.ceil(math.log2(n)) + 1
+    jumps = _numba_jumps if use_numba(engine, xp) else _generic_jumps
+    ancestor, depth = jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype)
+    vertex = first_true(xp, reached & (ancestor != root))
+    if vertex is not None:
+        raise ValidationError(kernel, "cycle",
+                              f"the parent chain of vertex {vertex} does not reach the root {root}",
+                              vertex=vertex)
+    return depth - ~reached
+
+
+def _generic_jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype):
+    """``(ancestor, depth)`` after the pointer jumping, array by array (NumPy or CuPy)."""
     unreached = ~reached
     # An unreached vertex (parent -1) is its own ancestor, -1 + (v + 1), of depth 0.
-    ancestor = parents.astype(index_dtype) + unreached * (xp.arange(n, dtype=index_dtype) + 1)
+    ancestor = parents.astype(index_dtype) + unreached * (xp.arange(parents.shape[0], dtype=index_dtype) + 1)
     depth = reached.astype(depth_dtype)
     depth[root] = 0
     pending = reached & (ancestor != root)
-    for _ in range(math.ceil(math.log2(n)) + 1):
+    for _ in range(rounds):
         if not bool(pending.any()):
             break
         depth += xp.take(depth, ancestor)
         ancestor = xp.take(ancestor, ancestor)
         pending = reached & (ancestor != root)
-    vertex = first_true(xp, pending)
-    if vertex is not None:
-        raise ValidationError(kernel, "cycle",
-                              f"the parent chain of vertex {vertex} does not reach the root {root}",
-                              vertex=vertex)
-    return depth - unreached
+    return ancestor, depth
+
+
+def _numba_jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype):
+    """``(ancestor, depth)`` after the pointer jumping, a fused parallel pass a round (NumPy arrays)."""
+    current = numpy.empty(parents.shape[0], dtype=index_dtype), numpy.empty(parents.shape[0], dtype=depth_dtype)
+    spare = numpy.empty_like(current[0]), numpy.empty_like(current[1])
+    pending = _first_jumps(parents, root, reached, *current)
+    for _ in range(rounds):
+        if not pending:
+            break
+        pending = _jump(*current, *spare, reached, root)
+        current, spare = spare, current
+    return current
+
+
+@numba.njit(parallel=True, cache=True)
+def _first_jumps(parents, root, reached, ancestor, depth):
+    """The start: a reached vertex's ancestor is its parent, at depth 1 (the root 0), an unreached one is its
+    own, at depth 0. Returns how many reached vertices have an ancestor other than the root."""
+    pending = 0
+    for v in numba.prange(parents.shape[0]):
+        if reached[v]:
+            ancestor[v] = parents[v]
+            depth[v] = v != root
+            pending += parents[v] != root
+        else:
+            ancestor[v] = v
+            depth[v] = 0
+    return pending
+
+
+@numba.njit(parallel=True, cache=True)
+def _jump(ancestor, depth, next_ancestor, next_depth, reached, root):
+    """One round, into the next arrays: add the ancestor's depth, take the ancestor's ancestor. Returns how
+    many reached vertices have an ancestor other than the root."""
+    pending = 0
+    for v in numba.prange(ancestor.shape[0]):
+        up = ancestor[v]
+        next_depth[v] = depth[v] + depth[up]
+        next_ancestor[v] = ancestor[up]
+        pending += reached[v] and ancestor[up] != root
+    return pending
 
 
 def raise_reached_unreached(kernel, vg, reached, index):

@@ -162,7 +162,7 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     parents = _gather_parents(vg, kernel, root, parents, shapes)
     reached = check_parents(kernel, vg, root, parents)
     bfs.check_self_parents(xp, parents, root, reached)
-    levels = tree_levels(kernel, parents, root, reached)
+    levels = tree_levels(kernel, parents, root, reached, engine)
     parents = parents.astype(vg.local.src.dtype, copy=False)
     confirmed = xp.zeros(vg.num_vertices, dtype=xp.bool_)
     reached_unreached, level_jump, _ = bfs.edge_pass(xp, vg.local, root, reached, levels, parents, engine,
@@ -183,7 +183,7 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     _check_part_lengths(vg, kernel, "distances-length", "distance", [shape[2] for shape in shapes])
     distances = vg.comm.allgather(_in(xp, distances).astype(xp.float32, copy=False))
     distances = sssp.check_distances(vg, root, distances)
-    tree_levels(kernel, parents, root, reached)
+    tree_levels(kernel, parents, root, reached, engine)
     parents = parents.astype(vg.local.src.dtype, copy=False)
     confirmed = xp.zeros(vg.num_vertices, dtype=xp.bool_)
     reached_unreached, not_minimal, _ = sssp.edge_pass(xp, vg.local, root, reached, parents, distances,

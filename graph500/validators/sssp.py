@@ -56,7 +56,7 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
     distances = check_distances(vg, root, distances)
-    tree_levels(KERNEL, parents, root, reached)
+    tree_levels(KERNEL, parents, root, reached, engine)
     parents = parents.astype(vg.src.dtype, copy=False)
     reached_unreached, not_minimal, unconfirmed = edge_pass(xp, vg, root, reached, parents, distances,
                                                             engine)
