@@ -13,8 +13,9 @@ seconds measured there, which the schedule uses as weights):
 * ``build``: kernel 1 on a small R-MAT edge list made with NumPy, handed
   over as the backend's generator would hand it (``backend.edges_from_host``:
   on the GPU, labels of the generator's type) (10 s);
-* ``validate``: the validator on a star graph, whose BFS and SSSP trees are
-  known without searching (8 s);
+* ``validate``: the validator on a star graph with one leaf's own leaf (so
+  that the levels' pointer jumping takes a round), whose BFS and SSSP trees
+  are known without searching (8 s);
 * ``bfs`` and ``sssp``: the chosen kernel, built and run from the
   highest-degree vertex of a small skewed R-MAT graph made with NumPy by
   `simple_csr` and handed over as the backend's kernel 1 would hand it
@@ -159,16 +160,21 @@ def _build_part(backend):
 
 
 def _validate_part(backend):
-    """Validate the BFS and SSSP trees of a weighted star (centre 0, one isolated vertex)."""
+    """Validate the BFS and SSSP trees of a weighted star (centre 0) with one leaf's own leaf (a tree of depth
+    2: the levels' pointer jumping takes a round) and one isolated vertex."""
     xp = backend.xp
-    num_vertices = STAR_LEAVES + 2
+    num_vertices = STAR_LEAVES + 3
     leaves = np.arange(1, STAR_LEAVES + 1, dtype=np.int64)
+    grandchild = STAR_LEAVES + 1  # hangs off leaf 1
     weights = (leaves / (STAR_LEAVES + 1)).astype(np.float32)
-    src, dst, edge_weights = backend.edges_from_host(np.zeros_like(leaves), leaves, weights, num_vertices)
+    src = np.append(np.zeros_like(leaves), 1)
+    dst = np.append(leaves, grandchild)
+    src, dst, edge_weights = backend.edges_from_host(src, dst, np.append(weights, np.float32(0.5)), num_vertices)
     graph = backend.validation_graph(src, dst, num_vertices, edge_weights)
     parents = np.zeros(num_vertices, dtype=np.int64)
+    parents[grandchild] = 1
     parents[-1] = -1
-    distances = np.concatenate([[0], weights, [np.inf]]).astype(np.float32)
+    distances = np.concatenate([[0], weights, [weights[0] + np.float32(0.5)], [np.inf]]).astype(np.float32)
     validate_bfs(graph, 0, xp.asarray(parents))
     validate_sssp(graph, 0, xp.asarray(parents), xp.asarray(distances))
 

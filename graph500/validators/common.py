@@ -412,10 +412,11 @@ def _generic_jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype)
 
 
 def _numba_jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype):
-    """``(ancestor, depth)`` after the pointer jumping, a fused parallel pass a round (NumPy arrays)."""
+    """``(ancestor, depth)`` after the pointer jumping, a fused parallel pass a round (NumPy arrays; the parents
+    in the index dtype, so that one compiled pass serves every kernel's output)."""
     current = numpy.empty(parents.shape[0], dtype=index_dtype), numpy.empty(parents.shape[0], dtype=depth_dtype)
     spare = numpy.empty_like(current[0]), numpy.empty_like(current[1])
-    pending = _first_jumps(parents, root, reached, *current)
+    pending = _first_jumps(parents.astype(index_dtype, copy=False), root, reached, *current)
     for _ in range(rounds):
         if not pending:
             break
