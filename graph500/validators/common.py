@@ -384,8 +384,10 @@ def tree_levels(kernel, parents, root, reached, engine="auto"):
     # Depths at most double each round: 2^(rounds) <= 4N must fit.
     depth_dtype = numpy.int32 if n <= 2**29 else numpy.int64
     rounds = math.ceil(math.log2(n)) + 1
-    jumps = _numba_jumps if use_numba(engine, xp) else _generic_jumps
-    ancestor, depth = jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype)
+    if use_numba(engine, xp):
+        ancestor, depth = _numba_jumps(parents, root, reached, rounds, index_dtype, depth_dtype)
+    else:
+        ancestor, depth = _generic_jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype)
     vertex = first_true(xp, reached & (ancestor != root))
     if vertex is not None:
         raise ValidationError(kernel, "cycle",
@@ -411,7 +413,7 @@ def _generic_jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype)
     return ancestor, depth
 
 
-def _numba_jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype):
+def _numba_jumps(parents, root, reached, rounds, index_dtype, depth_dtype):
     """``(ancestor, depth)`` after the pointer jumping, a fused parallel pass a round (NumPy arrays; the parents
     in the index dtype, so that one compiled pass serves every kernel's output)."""
     current = numpy.empty(parents.shape[0], dtype=index_dtype), numpy.empty(parents.shape[0], dtype=depth_dtype)

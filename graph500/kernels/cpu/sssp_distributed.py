@@ -306,35 +306,30 @@ def _take_bin(rs, slot):
     """Move the bin's live entries (word still the vertex's state) to the frontier; free its blocks. The
     rank's threads share a bin of at least ``parallel_entries`` entries, a block a task. Returns the frontier's
     size."""
-    state, block_vertex, block_word, block_next = rs.state, rs.block_vertex, rs.block_word, rs.block_next
+    state, block_vertex, block_word = rs.state, rs.block_vertex, rs.block_word
     frontier_vertex = rs.frontier_vertex
-    count = 0
+    blocks = np.empty(rs.bin_size[slot] // BLOCK + 1, dtype=np.int64)  # a bin's blocks are full but its last
+    ends = np.empty_like(blocks)
+    num_blocks = 0
+    block = rs.bin_first[slot]
+    while block != NO_BLOCK:
+        blocks[num_blocks] = block
+        ends[num_blocks] = block * BLOCK + (rs.bin_fill[slot] if block == rs.bin_last[slot] else BLOCK)
+        num_blocks += 1
+        block = rs.block_next[block]
+    blocks, ends = blocks[:num_blocks], ends[:num_blocks]
     if rs.task_vertex.shape[0] > 1 and rs.bin_size[slot] >= rs.parallel_entries:
-        blocks = np.empty(rs.bin_size[slot] // BLOCK + 1, dtype=np.int64)  # a bin's blocks are full but its last
-        ends = np.empty_like(blocks)
-        num_blocks = 0
-        block = rs.bin_first[slot]
-        while block != NO_BLOCK:
-            blocks[num_blocks] = block
-            ends[num_blocks] = block * BLOCK + (rs.bin_fill[slot] if block == rs.bin_last[slot] else BLOCK)
-            num_blocks += 1
-            block = block_next[block]
-        count = _live_entries_by_blocks(blocks[:num_blocks], ends[:num_blocks], block_vertex, block_word, state,
-                                        frontier_vertex)
-        rs.free_stack[rs.free_top:rs.free_top + num_blocks] = blocks[:num_blocks]
-        rs.free_top += num_blocks
+        count = _live_entries_by_blocks(blocks, ends, block_vertex, block_word, state, frontier_vertex)
     else:
-        block = rs.bin_first[slot]
-        while block != NO_BLOCK:
-            end = block * BLOCK + (rs.bin_fill[slot] if block == rs.bin_last[slot] else BLOCK)
-            for entry in range(block * BLOCK, end):
+        count = 0
+        for i in range(num_blocks):
+            for entry in range(blocks[i] * BLOCK, ends[i]):
                 v = block_vertex[entry]
                 if state[v] == block_word[entry]:
                     frontier_vertex[count] = v
                     count += 1
-            rs.free_stack[rs.free_top] = block
-            rs.free_top += 1
-            block = block_next[block]
+    rs.free_stack[rs.free_top:rs.free_top + num_blocks] = blocks
+    rs.free_top += num_blocks
     rs.bin_first[slot] = NO_BLOCK
     rs.bin_last[slot] = NO_BLOCK
     rs.bin_fill[slot] = 0
