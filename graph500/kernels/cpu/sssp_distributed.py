@@ -796,11 +796,24 @@ def _columns_and_ghosts(graph, new_label):
     owner = blocks.owner(labels)
     (asked,), asked_counts = comm.alltoallv((labels - owner * blocks.block,), np.bincount(owner, minlength=comm.size))
     (target,), _ = comm.alltoallv((new_label[asked].astype(np.uint32),), asked_counts)
-    by_target = np.lexsort((target, owner))  # per owner, its hubs first (their ghosts are the most read)
-    column_of = np.empty(graph.num_vertices, dtype=neighbor_dtype(graph.num_vertices))
-    column_of[labels[by_target]] = np.arange(labels.shape[0])
+    # The ghosts numbered per owner, its hubs first (their ghosts are the most read): in the order of
+    # owner * block + target, distinct labels below N, so marked in a table of N flags and read back in order
+    # (6 million ghosts of 2^24 labels: 0.15-0.25 s, where a lexsort by (owner, target) took 1.4-1.6 s; this
+    # function on 2 ranks at SCALE 22, a million ghosts a rank: 1.40x, 5 alternations in one process).
+    ordered_label = owner * blocks.block + target
+    marked = np.zeros(graph.num_vertices, dtype=np.bool_)
+    marked[ordered_label] = True
+    ghost_labels = np.flatnonzero(marked)
+    del marked
+    label_dtype = neighbor_dtype(graph.num_vertices)
+    ghost_of = np.empty(graph.num_vertices, dtype=label_dtype)
+    ghost_of[ghost_labels] = np.arange(ghost_labels.shape[0], dtype=label_dtype)
+    column_of = np.empty(graph.num_vertices, dtype=label_dtype)
+    column_of[labels] = ghost_of[ordered_label]
+    del ghost_of
     column_of[graph.first_vertex:graph.first_vertex + graph.num_local] = new_label
-    return column_of, owner[by_target].astype(np.int32), target[by_target]
+    ghost_owner = ghost_labels // blocks.block
+    return column_of, ghost_owner.astype(np.int32), (ghost_labels - ghost_owner * blocks.block).astype(np.uint32)
 
 
 # ---------------------------------------------------------------- the kernel
