@@ -16,16 +16,21 @@ The design is the simple robust one:
    ``blocks.count(r)`` breaks ``parents-length`` (``distances-length``), the
    message naming the rank ("rank r's part of the parent array has shape
    ..."), the same on every rank.
-2. Vertex rules on whole arrays.  ``comm.allgather`` gives every rank the
-   whole parent array (and distance array), and every rank runs the
-   single-process validator's vertex rules on them, unchanged:
-   `common.check_parents` (parent-out-of-range, root-not-self-parent), the
-   self-parent rule (``tree-edge-level``, BFS), `common.tree_levels`
-   (pointer jumping, ``cycle``), `sssp.check_distances` (``root-distance``).
-   The ranks hold identical arrays, so they raise identical errors without
-   talking.  Memory: the whole arrays cost every rank N * (8 + 4 + 4) bytes
-   (int64 parents, float32 distances, int32 levels), plus the single-process
-   validator's N-sized work arrays (reached, confirmed, pointer jumping).
+2. Vertex rules on whole arrays.  Every rank gets the whole parent array
+   (and distance array) and runs the single-process validator's vertex
+   rules on them, unchanged: `common.check_parents` (parent-out-of-range,
+   root-not-self-parent), the self-parent rule (``tree-edge-level``, BFS),
+   `common.tree_levels` (pointer jumping, ``cycle``), `sssp.check_distances`
+   (``root-distance``).  The ranks read identical arrays, so they raise
+   identical errors without talking.  On host buffers the whole arrays are
+   gathered arrays of the communicator (``comm.gathered_array``), kept by
+   the validation graph and refilled by every validation after a barrier:
+   where the ranks share one host's memory (an MPI shared window) the host
+   holds one copy, which every rank reads; elsewhere each rank its own (an
+   allgather), as on a device communicator.  Memory: the whole arrays cost
+   N * (8 + 4) bytes a copy (int64 parents, float32 distances), and every
+   rank N * 4 (int32 levels) plus the single-process validator's N-sized
+   work arrays (reached, confirmed, pointer jumping).
 3. Tuple rules on this rank's tuples.  Each rank runs the single-process
    pass (`bfs.edge_pass`, `sssp.edge_pass`: the fused Numba pass, or the
    array-generic one) over its own slice, with the whole levels / parents /
@@ -96,6 +101,7 @@ class DistributedValidationGraph:
         self.local = local
         self.num_vertices = local.num_vertices
         self.owned_first_endpoint_counts = owned_first_endpoint_counts
+        self._gathered = {}  # name -> the comm.gathered_array every validation refills (host buffers)
 
     @property
     def xp(self):
@@ -181,7 +187,7 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     parents = _gather_parents(vg, kernel, root, parents, shapes)
     reached = check_parents(kernel, vg, root, parents)
     _check_part_lengths(vg, kernel, "distances-length", "distance", [shape[2] for shape in shapes])
-    distances = vg.comm.allgather(_in(xp, distances).astype(xp.float32, copy=False))
+    distances = _whole(vg, "distances", distances, xp.float32)
     distances = sssp.check_distances(vg, root, distances)
     tree_levels(kernel, parents, root, reached, engine)
     parents = parents.astype(vg.local.src.dtype, copy=False)
@@ -221,7 +227,24 @@ def _gather_parents(vg, kernel, root, parents, shapes):
         if numpy.dtype(dtype).kind != "i":
             part = "" if vg.comm.size == 1 else f"rank {rank}'s "
             raise TypeError(f"{part}parents must be a signed integer array, not {numpy.dtype(dtype)}")
-    return vg.comm.allgather(_in(vg.xp, parents).astype(vg.xp.int64, copy=False))
+    return _whole(vg, "parents", parents, vg.xp.int64)
+
+
+def _whole(vg, name, part, dtype):
+    """The whole array of every rank's `part` (checked for length), as `dtype`: on host buffers the gathered
+    array that `vg` keeps for `name` (`comm.gathered_array`: one copy a host where the ranks share its memory),
+    refilled by every validation; on a device communicator an allgather."""
+    part = _in(vg.xp, part).astype(dtype, copy=False)
+    if vg.xp is not numpy:
+        return vg.comm.allgather(part)
+    gathered = vg._gathered.get(name)
+    if gathered is None:
+        gathered = vg._gathered[name] = vg.comm.gathered_array(
+            [vg.blocks.count(rank) for rank in range(vg.comm.size)], dtype)
+    vg.comm.barrier()  # no rank still reads the previous validation's array
+    gathered.local[:] = part
+    gathered.publish()
+    return gathered.whole
 
 
 def _check_part_lengths(vg, kernel, rule, name, shapes):
