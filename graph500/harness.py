@@ -281,6 +281,10 @@ def _preflight(config, comm):
     exchange of the ranks' needs).
     """
     check_config(config)
+    # rank 0 alone writes the record: its answer is every rank's
+    unwritable = comm.allgather_object(report.unwritable_reason(config.json_path) if config.json_path else None)[0]
+    if unwritable:
+        raise Graph500Error(f"--json: {unwritable}")
     backend = load_backend(config.backend, comm)
     bfs_class = _kernel_class("bfs", backend, config.bfs)
     sssp_class = _kernel_class("sssp", backend, config.sssp) if config.run_sssp else None
@@ -365,6 +369,10 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class):
             bfs=results["bfs"], sssp=results.get("sssp"), extensions=extensions, energy=energy_record,
             num_mpi_processes=comm.size,
         )
-        report.write_json_atomic(config.json_path, record)
+        try:
+            report.write_json_atomic(config.json_path, record)
+        except OSError as error:  # the path was writable at the start (`_preflight`)
+            raise Graph500Error(f"cannot write {os.path.abspath(config.json_path)}: {error.strerror or error}") \
+                from None
         print(f"graph500: wrote {os.path.abspath(config.json_path)}", file=sys.stderr)
     return 0

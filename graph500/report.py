@@ -294,6 +294,29 @@ def write_atomic(path, data):
         raise
 
 
+def unwritable_reason(path):
+    """None when `write_atomic` can write ``path``, else a one-line reason (checked before a long run).
+
+    ``path`` must not be a directory; its nearest existing ancestor must be a
+    directory in which a file can be made (a temporary one, removed at once:
+    nothing is created, no parent directory either)."""
+    path = os.path.abspath(os.fspath(path))
+    if os.path.isdir(path):
+        return f"{path} is a directory"
+    directory = os.path.dirname(path)
+    while not os.path.exists(directory):
+        directory = os.path.dirname(directory)
+    if not os.path.isdir(directory):
+        return f"cannot write {path}: {directory} is not a directory"
+    try:
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".graph500-probe.", suffix=".tmp")
+    except OSError as error:
+        return f"cannot write {path}: no file can be made in {directory} ({error.strerror or error})"
+    os.close(fd)
+    os.unlink(probe)
+    return None
+
+
 def write_json_atomic(path, obj):
     """Write ``obj`` as JSON to ``path`` atomically (see `write_atomic`).
 

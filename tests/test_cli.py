@@ -171,6 +171,32 @@ def test_run_bad_input_exits_2_with_one_line(capsys, tmp_path, arguments, messag
     assert not record.exists()
 
 
+@pytest.mark.parametrize("where", ["a-directory", "under-a-file"])
+def test_run_refuses_an_unwritable_record_before_it_starts(capsys, tmp_path, where):
+    (tmp_path / "file").write_text("")
+    record = tmp_path if where == "a-directory" else tmp_path / "file" / "r.json"
+    status, out, err = _run_cli(capsys, "run", "--scale", "8", "--json", str(record))
+    assert status == 2
+    assert out == ""  # refused before the run: no report
+    assert err.count("\n") == 1 and err.startswith("graph500: --json: ")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["file"]
+
+
+def test_run_whose_record_cannot_be_written_at_the_end_says_one_line(capsys, tmp_path, monkeypatch):
+    from graph500 import report
+
+    def disk_full(path, record):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(report, "write_json_atomic", disk_full)
+    record = tmp_path / "r.json"
+    status, out, err = _run_cli(capsys, "run", "--scale", "8", "--roots", "8", "--json", str(record))
+    assert status == 2
+    assert report_fields(out)["SCALE"] == "8"  # the report was printed before
+    assert err.strip().splitlines()[-1] == f"graph500: cannot write {record}: No space left on device"
+    assert "Traceback" not in err and list(tmp_path.iterdir()) == []
+
+
 def test_generate_refuses_bad_scale_and_leaves_nothing(capsys, tmp_path):
     status, _, err = _run_cli(capsys, "generate", "--scale", "99", "--edgefactor", "16", "--output", str(tmp_path / "g"))
     assert status == 2 and "SCALE must be" in err

@@ -129,3 +129,14 @@ def test_a_flag_the_distributed_kernel_does_not_take_is_refused_once():
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
     assert len(lines) == 1 and "--numa-domains does not apply" in lines[0], result.stderr
+
+
+def test_an_unwritable_record_is_refused_once_before_the_run(tmp_path):
+    """Rank 0 alone writes the record; its check stops every rank, before anything is generated."""
+    record = tmp_path / "r.json"
+    record.mkdir()
+    result = run_ranks(2, "-m", "graph500", "run", "--scale", "10", "--json", str(record), timeout=300)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
+    assert lines == [f"graph500: --json: {record} is a directory"], result.stderr
+    assert result.stdout == "" and list(record.iterdir()) == []
