@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from graph500 import energy, harness, io, publish
+from graph500 import energy, harness, io, publish, report
 from graph500.errors import Graph500Error, ValidationError
 from graph500.generators import kronecker, roots as roots_module
 
@@ -122,6 +122,9 @@ def command_generate(args):
         raise Graph500Error(str(error)) from None
     num_vertices = 1 << args.scale
     num_tuples = args.edgefactor << args.scale
+    unwritable = report.unwritable_reason(args.output)
+    if unwritable:
+        raise Graph500Error(f"--output: {unwritable}")
     needed = num_tuples * (io.EDGE_RECORD_BYTES + 4)
     free = shutil.disk_usage(io.directory_of(args.output)).free
     if needed > free:

@@ -203,6 +203,15 @@ def test_generate_refuses_bad_scale_and_leaves_nothing(capsys, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_generate_refuses_an_unwritable_output_with_one_line(capsys, tmp_path):
+    (tmp_path / "file").write_text("")
+    for output, message in ((tmp_path, "is a directory"), (tmp_path / "file" / "g", "is not a directory")):
+        status, out, err = _run_cli(capsys, "generate", "--scale", "8", "--edgefactor", "16", "--output", str(output))
+        assert status == 2 and out == ""
+        assert err.count("\n") == 1 and err.startswith("graph500: --output: ") and message in err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["file"]
+
+
 def test_interrupted_writer_leaves_no_partial_files(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         with io.EdgeFileWriter(str(tmp_path / "g"), "reference") as writer:
