@@ -11,8 +11,10 @@ validated unless ``--skip-validation``) started as
 ``MPIEXEC -n P env NUMBA_NUM_THREADS=T python -m graph500 run ... --energy off``;
 P = 1 goes through the same launcher. The numbers come from the run's JSON
 record (``statistics.<pass>.TEPS.harmonic_mean``, ``construction_time``,
-``graph_generation``). A run that fails or times out is shown with its error
-line and the others go on.
+``graph_generation``, and when validated the median of every tree's
+validation time, ``<pass>.validate_times``: the wait that grows with P, see
+``graph500/validators/distributed.py``). A run that fails or times out is
+shown with its error line and the others go on.
 
 Strong scaling: one graph (``--scale``, default 24; ``--scales`` for several),
 P ranks x T = cores // P Numba threads each, so every P uses the whole host.
@@ -191,6 +193,9 @@ def run_ours(args, scale, ranks, threads):
         "mpi_library": extensions.get("mpi_library"),
         "reported_threads_per_rank": extensions.get("threads_per_rank"),
         "num_roots": len(record.get("roots") or []),
+        # seconds a tree of the run's validation (BFS and SSSP trees together), median
+        "validation_seconds": median(seconds for kind in ("bfs", "sssp")
+                                     for seconds in (record.get(kind) or {}).get("validate_times") or []),
     })
     if result["num_mpi_processes"] != ranks:
         result["error"] = (f"the run reports num_mpi_processes {result['num_mpi_processes']}, not {ranks}: "
@@ -403,7 +408,7 @@ def main():
                "cpus_per_rank": affinity[ranks], "runs": len(ours_runs[configuration]),
                "failed": len(ours_runs[configuration]) - len(good),
                "error": next((run["error"] for run in ours_runs[configuration] if run["error"]), None)}
-        for kind in ("bfs", "sssp", "construction_time", "graph_generation"):
+        for kind in ("bfs", "sssp", "construction_time", "graph_generation", "validation_seconds"):
             row[kind] = median(run.get(kind) for run in good)
         if with_reference(args, ranks):
             reference_runs = [reference for _, reference in pairs[configuration]]
@@ -435,7 +440,7 @@ def main():
         headers = ["SCALE", "P", "thr/rank", "BFS TEPS", "BFS eff"]
         if show_sssp:
             headers += ["SSSP TEPS", "SSSP eff"]
-        headers += ["construction s", "generation s"]
+        headers += ["construction s", "generation s"] + ([] if args.skip_validation else ["validation s/tree"])
         if args.reference:
             headers += ["ref BFS TEPS", "BFS ours/ref"]
             if show_sssp:
@@ -447,6 +452,8 @@ def main():
             if show_sssp:
                 line += [number(row["sssp"]), row["efficiency_sssp_text"]]
             line += [number(row["construction_time"], ".3g"), number(row["graph_generation"], ".3g")]
+            if not args.skip_validation:
+                line.append(number(row["validation_seconds"], ".3g"))
             if args.reference:
                 present = "reference_bfs" in row
                 line += [number(row.get("reference_bfs")) if present else "not run",

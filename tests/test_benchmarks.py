@@ -90,9 +90,12 @@ def test_mpi_script_runs_on_two_ranks(script, argv, expected):
 def test_mpi_scaling_runs_both_modes():
     result = run_script("mpi_scaling.py", "--mode", "both", "--ranks", "1,2", "--scale", SCALE, "--base-scale", "9",
                         "--roots", "2", "--repeats", "1", "--cores", "2", "--mpiexec", MPIEXEC, "--core-bound")
-    assert_ran(result, "Weak scaling: SCALE = 9 + log2 P", "ok", "2 cores, one integer loop pinned to each")
+    assert_ran(result, "Weak scaling: SCALE = 9 + log2 P", "ok", "2 cores, one integer loop pinned to each",
+               "validation s/tree")
     for failure in ("timed out", "exit ", "no JSON record"):  # a run's status when it did not finish
         assert failure not in result.stdout, result.stdout[-3000:]
+    rows = [line.split() for line in result.stdout.splitlines() if line[:1].isdigit() and line.endswith("ok")]
+    assert len(rows) == 4 and all(float(row[9]) > 0 for row in rows), result.stdout  # validation s/tree
 
 
 GPU_SCRIPTS = [
