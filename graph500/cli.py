@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from graph500 import energy, harness, io, publish, report
-from graph500.errors import Graph500Error, ValidationError
+from graph500.errors import INTERRUPTED_STATUS, Graph500Error, ValidationError, is_interrupt
 from graph500.generators import kronecker, roots as roots_module
 
 GENERATE_CHUNK_EDGES = 1 << 24
@@ -193,6 +193,8 @@ def main(argv=None):
     except Graph500Error as error:
         print(f"graph500: {error}", file=sys.stderr)
         return error.exit_code
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemError) as error:
+        if not is_interrupt(error):
+            raise
         print("graph500: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED_STATUS

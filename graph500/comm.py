@@ -43,7 +43,8 @@ The operations (all collective: every rank calls them in the same order):
   every other rank and receives theirs in place. Otherwise ``publish()`` is an
   allgather into ``whole``.
 - ``bcast(value, root)``, ``allgather_object(value)``: small Python objects.
-- ``abort(message)``: print one line and end every rank (MPI_Abort).
+- ``abort(message, status)``: print one line (none for an empty message) and end
+  every rank (MPI_Abort) with the exit status.
 
 `slowest(comm, step)` times a collective step from a barrier until the
 slowest rank is done. `world()` returns the communicator of this process: MPI's world when the
@@ -167,7 +168,8 @@ class SelfCommunicator:
         return GatheredArray(self, counts, dtype, xp=importlib.import_module(self._xp_name))
 
     def abort(self, message, status=1):
-        print(message, file=sys.stderr, flush=True)
+        if message:
+            print(message, file=sys.stderr, flush=True)
         os._exit(status)
 
     def describe(self):
@@ -250,7 +252,8 @@ class MPICommunicator:
         return GatheredArray(self, counts, dtype)
 
     def abort(self, message, status=1):
-        print(message, file=sys.stderr, flush=True)
+        if message:
+            print(message, file=sys.stderr, flush=True)
         time.sleep(ABORT_GRACE)  # the launcher forwards the line before MPI_Abort tears the job down
         self._comm.Abort(status)
 

@@ -4,6 +4,18 @@ The CLI catches `Graph500Error` (and its subclasses), prints ``graph500: <messag
 on stderr and exits with the error's `exit_code`.
 """
 
+INTERRUPTED_STATUS = 130  # the exit status of a run stopped by Ctrl-C (SIGINT), as shells report it
+
+
+def is_interrupt(error):
+    """Whether ``error`` is Ctrl-C or came of it (Ctrl-C inside a compiled function comes back as a
+    SystemError whose context is the KeyboardInterrupt)."""
+    while error is not None:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
 
 class Graph500Error(Exception):
     """A user-facing error: bad input, a run that cannot fit, an unreadable file."""

@@ -42,7 +42,7 @@ from tqdm import tqdm
 
 from graph500 import energy, kernels, report
 from graph500.comm import slowest, world
-from graph500.errors import Graph500Error, ValidationError
+from graph500.errors import INTERRUPTED_STATUS, Graph500Error, ValidationError, is_interrupt
 from graph500.generators import kronecker, roots as roots_module
 from graph500.validators import validate_bfs, validate_sssp
 from graph500.warm_up import warm_up
@@ -270,8 +270,14 @@ def run(config, stdout=None, comm=None):
     try:
         return _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class)
     except BaseException as error:  # noqa: BLE001 (every rank must stop, whatever stopped this one)
-        reason = str(error) or type(error).__name__
-        comm.abort(f"graph500: rank {comm.rank} of {comm.size}: {reason}", getattr(error, "exit_code", 1))
+        if is_interrupt(error):  # the launcher signals every rank: rank 0 says it once
+            message, status = "graph500: interrupted" if comm.rank == 0 else "", INTERRUPTED_STATUS
+        else:
+            message = f"graph500: rank {comm.rank} of {comm.size}: {str(error) or type(error).__name__}"
+            status = getattr(error, "exit_code", 1)
+        comm.abort(message, status)
+        return status  # MPI_Abort returned (a second signal during it)
+
 
 
 def _preflight(config, comm):

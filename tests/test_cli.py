@@ -212,6 +212,53 @@ def test_generate_refuses_an_unwritable_output_with_one_line(capsys, tmp_path):
     assert sorted(path.name for path in tmp_path.iterdir()) == ["file"]
 
 
+def _interrupt_inside_compiled_code():
+    """What Ctrl-C inside a Numba function raises: a SystemError whose context is the KeyboardInterrupt."""
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        raise SystemError("CPUDispatcher(<function f>) returned a result with an exception set")
+
+
+@pytest.mark.parametrize("raised", ["ctrl-c", "ctrl-c-in-compiled-code", "other-system-error"])
+def test_run_interrupted_says_one_line_and_exits_130(capsys, monkeypatch, raised):
+    def interrupted_run(config):
+        if raised == "ctrl-c":
+            raise KeyboardInterrupt
+        if raised == "ctrl-c-in-compiled-code":
+            _interrupt_inside_compiled_code()
+        raise SystemError("a real bug")
+
+    monkeypatch.setattr(cli.harness, "run", interrupted_run)
+    if raised == "other-system-error":  # not an interrupt: not hidden
+        with pytest.raises(SystemError, match="a real bug"):
+            cli.main(["run", "--scale", "8"])
+        return
+    status, out, err = _run_cli(capsys, "run", "--scale", "8")
+    assert status == 130 and out == "" and err == "graph500: interrupted\n"
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_interrupted_ranks_abort_with_130_and_rank_0_alone_says_it(monkeypatch, rank):
+    from graph500 import harness
+
+    class Ranks:  # the communicator of a rank of two whose abort returns (as after a second signal)
+        size = 2
+        aborts = []
+
+        def __init__(self):
+            self.rank = rank
+
+        def abort(self, message, status):
+            self.aborts.append((message, status))
+
+    monkeypatch.setattr(harness, "_preflight", lambda config, comm: (None, None, None))
+    monkeypatch.setattr(harness, "_run_checked", lambda *arguments: _interrupt_inside_compiled_code())
+    status = harness.run(harness.RunConfig(scale=8), comm=Ranks())
+    assert status == 130
+    assert Ranks.aborts == [("graph500: interrupted" if rank == 0 else "", 130)]
+
+
 def test_interrupted_writer_leaves_no_partial_files(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         with io.EdgeFileWriter(str(tmp_path / "g"), "reference") as writer:
