@@ -289,7 +289,8 @@ class EnergyRun:
     """
 
     def __init__(self, choice, loop_seconds, *, gpus=None, powercap_root=POWERCAP_ROOT, comm=None):
-        """Open the meters (collective with a communicator of several ranks: see the module docstring).
+        """Open the meters (collective with a communicator of several ranks: see the module docstring; a
+        meter asked for by name that some rank cannot read is refused on every rank alike).
 
         ``gpus``: the PCI bus ids of the GPUs this process runs on (None: the
         run uses no GPU of its own, and every GPU is a host-wide meter).
@@ -299,7 +300,18 @@ class EnergyRun:
         self.choice = choice
         self.loop_seconds = float(loop_seconds)
         self.comm = comm or SelfCommunicator()
-        meters, unavailable = open_meters(choice, gpus=gpus, powercap_root=powercap_root)
+        try:
+            meters, unavailable = open_meters(choice, gpus=gpus, powercap_root=powercap_root)
+            problem = None
+        except Graph500Error as error:
+            meters, unavailable, problem = [], [], str(error)
+        if self.comm.size > 1:  # every rank raises the lowest failing rank's error (their hosts may differ)
+            problems = self.comm.allgather_object(problem)
+            rank, problem = next(((rank, text) for rank, text in enumerate(problems) if text), (0, None))
+            if problem and rank:
+                problem = f"rank {rank}: {problem}"
+        if problem:
+            raise Graph500Error(problem)
         if self.comm.size > 1:
             meters = self._read_here(meters, host_wide_gpus=gpus is None)
         self.meters = meters

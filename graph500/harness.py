@@ -260,15 +260,15 @@ def run(config, stdout=None, comm=None):
         config = dataclasses.replace(config, progress=False, json_path=None)
         stdout = log = _Discard()
     try:
-        backend, bfs_class, sssp_class = _preflight(config, comm)
+        backend, bfs_class, sssp_class, energy_run = _preflight(config, comm)
     except Graph500Error as error:
         if comm.rank == 0:
             raise
         return error.exit_code  # every rank found it alike; rank 0 says it
     if comm.size == 1:
-        return _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class)
+        return _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, energy_run)
     try:
-        return _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class)
+        return _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, energy_run)
     except BaseException as error:  # noqa: BLE001 (every rank must stop, whatever stopped this one)
         if is_interrupt(error):  # the launcher signals every rank: rank 0 says it once
             message, status = "graph500: interrupted" if comm.rank == 0 else "", INTERRUPTED_STATUS
@@ -281,10 +281,11 @@ def run(config, stdout=None, comm=None):
 
 
 def _preflight(config, comm):
-    """``(backend, bfs class, sssp class or None)`` once the parameters, partition and memory are known good.
+    """``(backend, bfs class, sssp class or None, energy run)`` once the parameters, the record's path, the
+    partition, the memory and the energy meters are known good.
 
-    Every check here gives every rank the same answer (memory: after one
-    exchange of the ranks' needs).
+    Every check here gives every rank the same answer (the record's path:
+    rank 0's; memory and meters: after one exchange of the ranks' findings).
     """
     check_config(config)
     # rank 0 alone writes the record: its answer is every rank's
@@ -302,13 +303,13 @@ def _preflight(config, comm):
         if config.generator == "rmat":
             raise Graph500Error("--generator rmat runs in one process only")
     backend.check_memory(config.scale, config.edgefactor)
-    return backend, bfs_class, sssp_class
-
-
-def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class):
-    """The protocol once the run's parameters, partition and memory are known to be good."""
-    num_vertices = 1 << config.scale
     energy_run = energy.EnergyRun(config.energy, config.energy_loop, gpus=backend.energy_devices(), comm=comm)
+    return backend, bfs_class, sssp_class, energy_run
+
+
+def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, energy_run):
+    """The protocol once the run's parameters, partition, memory and energy meters are known to be good."""
+    num_vertices = 1 << config.scale
     energy_run.measure_idle()
     _warm_up(config, backend, comm, bfs_class, sssp_class)
 

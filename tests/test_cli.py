@@ -252,7 +252,7 @@ def test_interrupted_ranks_abort_with_130_and_rank_0_alone_says_it(monkeypatch, 
         def abort(self, message, status):
             self.aborts.append((message, status))
 
-    monkeypatch.setattr(harness, "_preflight", lambda config, comm: (None, None, None))
+    monkeypatch.setattr(harness, "_preflight", lambda config, comm: (None, None, None, None))
     monkeypatch.setattr(harness, "_run_checked", lambda *arguments: _interrupt_inside_compiled_code())
     status = harness.run(harness.RunConfig(scale=8), comm=Ranks())
     assert status == 130

@@ -140,3 +140,18 @@ def test_an_unwritable_record_is_refused_once_before_the_run(tmp_path):
     lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
     assert lines == [f"graph500: --json: {record} is a directory"], result.stderr
     assert result.stdout == "" and list(record.iterdir()) == []
+
+
+def test_an_energy_meter_that_cannot_be_read_is_refused_once_before_the_run():
+    from graph500 import energy
+
+    try:
+        energy.open_rapl_meters()
+        pytest.skip("RAPL is readable here")
+    except energy.MeterUnavailable:
+        pass
+    result = run_ranks(2, "-m", "graph500", "run", "--scale", "10", "--energy", "rapl", timeout=300)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
+    assert len(lines) == 1 and lines[0].startswith("graph500: --energy rapl: "), result.stderr
+    assert result.stdout == ""
