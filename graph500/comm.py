@@ -447,8 +447,9 @@ def world():
     """This process's communicator: MPI's world under an MPI launcher with P > 1, else `SelfCommunicator`.
 
     Raises Graph500Error when started by a launcher with several ranks but
-    mpi4py is missing (every rank would otherwise run the whole benchmark
-    alone).
+    mpi4py is missing, or MPI sees a world of one (mpi4py built against
+    another MPI than the launcher's): every rank would otherwise run the
+    whole benchmark alone.
     """
     if not launched_by_mpi():
         return SelfCommunicator()
@@ -458,5 +459,12 @@ def world():
         raise Graph500Error("started by an MPI launcher with several ranks, but mpi4py is not installed: "
                             "pip install 'graph500[mpi]'") from None
     if communicator.size == 1:
-        return SelfCommunicator()
+        started = max(int(os.environ[name]) for name in _LAUNCHER_SIZE_VARIABLES if os.environ.get(name, "").isdigit())
+        raise Graph500Error(f"the launcher started {started} ranks, but MPI sees this process alone: mpi4py uses "
+                            f"another MPI than this launcher's ({_mpi_library(communicator)}); use the launcher "
+                            "of the MPI that mpi4py was built with, or rebuild mpi4py with the site's mpicc")
     return communicator
+
+
+def _mpi_library(communicator):
+    return communicator.describe()["mpi_library"]

@@ -9,10 +9,14 @@ own report and with the one-process run.
 
 import json
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
-from support import FIXTURES, needs_mpi, report_fields, run_ranks
+from support import FIXTURES, REPOSITORY, needs_mpi, program_environment, report_fields, run_ranks
+
+from graph500 import energy
 
 DATA = pathlib.Path(__file__).parent / "data" / "reference-v3"
 NEDGE_FIELDS = ("min_nedge", "firstquartile_nedge", "median_nedge", "thirdquartile_nedge", "max_nedge",
@@ -143,8 +147,6 @@ def test_an_unwritable_record_is_refused_once_before_the_run(tmp_path):
 
 
 def test_an_energy_meter_that_cannot_be_read_is_refused_once_before_the_run():
-    from graph500 import energy
-
     try:
         energy.open_rapl_meters()
         pytest.skip("RAPL is readable here")
@@ -154,4 +156,17 @@ def test_an_energy_meter_that_cannot_be_read_is_refused_once_before_the_run():
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
     assert len(lines) == 1 and lines[0].startswith("graph500: --energy rapl: "), result.stderr
+    assert result.stdout == ""
+
+
+def test_a_launcher_whose_ranks_mpi_does_not_join_is_refused():
+    """A launcher of another MPI than mpi4py's starts P processes that each see a world of one: each would run
+    the whole benchmark alone. Here one process carries the launcher's variable without its MPI."""
+    environment = dict(program_environment(1), OMPI_COMM_WORLD_SIZE="3")
+    result = subprocess.run([sys.executable, "-m", "graph500", "run", "--scale", "8"], capture_output=True,
+                            text=True, timeout=300, env=environment, cwd=REPOSITORY)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith("graph500:")]
+    assert len(lines) == 1 and "the launcher started 3 ranks, but MPI sees this process alone" in lines[0], \
+        result.stderr
     assert result.stdout == ""
