@@ -436,11 +436,13 @@ def launched_by_mpi():
     """
     if multiprocessing.current_process().name != "MainProcess" or multiprocessing.parent_process() is not None:
         return False
-    for name in _LAUNCHER_SIZE_VARIABLES:
-        value = os.environ.get(name, "")
-        if value.isdigit() and int(value) > 1:
-            return True
-    return False
+    return _launcher_size() > 1
+
+
+def _launcher_size():
+    """The number of ranks the launcher's variables say it started (0 where none is set)."""
+    return max((int(os.environ[name]) for name in _LAUNCHER_SIZE_VARIABLES if os.environ.get(name, "").isdigit()),
+               default=0)
 
 
 def world():
@@ -459,12 +461,8 @@ def world():
         raise Graph500Error("started by an MPI launcher with several ranks, but mpi4py is not installed: "
                             "pip install 'graph500[mpi]'") from None
     if communicator.size == 1:
-        started = max(int(os.environ[name]) for name in _LAUNCHER_SIZE_VARIABLES if os.environ.get(name, "").isdigit())
-        raise Graph500Error(f"the launcher started {started} ranks, but MPI sees this process alone: mpi4py uses "
-                            f"another MPI than this launcher's ({_mpi_library(communicator)}); use the launcher "
-                            "of the MPI that mpi4py was built with, or rebuild mpi4py with the site's mpicc")
+        raise Graph500Error(f"the launcher started {_launcher_size()} ranks, but MPI sees this process alone: "
+                            f"mpi4py uses another MPI than this launcher's ({communicator.describe()['mpi_library']}); "
+                            "use the launcher of the MPI that mpi4py was built with, or rebuild mpi4py with the "
+                            "site's mpicc")
     return communicator
-
-
-def _mpi_library(communicator):
-    return communicator.describe()["mpi_library"]

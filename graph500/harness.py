@@ -279,7 +279,6 @@ def run(config, stdout=None, comm=None):
         return status  # MPI_Abort returned (a second signal during it)
 
 
-
 def _preflight(config, comm):
     """``(backend, bfs class, sssp class or None, energy run)`` once the parameters, the record's path, the
     partition, the memory and the energy meters are known good.
