@@ -77,15 +77,17 @@ def main():
         entries = levels[depth]
         directions = sorted({entry["direction"] for entry in entries})
         rows.append([depth, "/".join(directions), len(entries), np.median([entry["frontier"] for entry in entries]),
-                     *(1e3 * np.median([entry[key] for entry in entries])
+                     *(1e3 * np.median([entry.get(key, 0.0) for entry in entries])
                        for key in ("seconds", "compute_seconds", "exchange_seconds"))])
     print(f"SCALE {args.scale}, {comm.size} GPU rank(s), {len(roots)} roots; BFS levels (medians over the roots "
           f"that reach them), rank 0's stream:")
     print(tabulate(rows, headers=["level", "direction", "roots", "frontier", "ms", "compute ms", "exchange ms"],
                    floatfmt=".3f"))
     print(f"BFS search: median {1e3 * np.median(bfs_seconds):.2f} ms (traced)")
-    for delta, seconds in sssp_seconds.items():
-        print(f"SSSP search, delta {delta:.4g}: median {1e3 * np.median(seconds):.2f} ms")
+    for sssp in sssp_kernels:
+        summary = ", ".join(f"{key} {value}" for key, value in sssp.summary.items())
+        print(f"SSSP search, delta {sssp.delta:.4g}: median {1e3 * np.median(sssp_seconds[sssp.delta]):.2f} ms "
+              f"(last root: {summary})")
 
 
 if __name__ == "__main__":

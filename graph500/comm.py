@@ -25,12 +25,14 @@ The operations (all collective: every rank calls them in the same order):
   rank gets the result.
 - ``allgather(array)``: the ranks' 1-D arrays (lengths may differ)
   concatenated in rank order, on every rank.
-- ``alltoallv(arrays, send_counts, receive_counts=None)``: personalised
-  exchange. ``arrays`` is a tuple of 1-D arrays of one length, grouped by
-  destination rank (``send_counts[r]`` elements for rank r, in rank order).
-  Returns the tuple of received arrays (grouped by source rank) and the
-  received counts. A caller that knows the counts it receives passes them,
-  and the ranks skip exchanging them.
+- ``alltoallv(arrays, send_counts, receive_counts=None, out=None)``:
+  personalised exchange. ``arrays`` is a tuple of 1-D arrays of one length,
+  grouped by destination rank (``send_counts[r]`` elements for rank r, in
+  rank order). Returns the tuple of received arrays (grouped by source rank)
+  and the received counts. A caller that knows the counts it receives passes
+  them, and the ranks skip exchanging them; one that exchanges often passes
+  ``out``, a tuple of arrays (one per array sent, long enough) that receive
+  in place: the received arrays are then their first items.
 - ``gathered_array(counts, dtype)``: a `GatheredArray` (not itself a
   collective call on every communicator, but called by every rank in the
   same order): ``local``, this rank's ``counts[rank]`` items, which it
@@ -155,8 +157,9 @@ class SelfCommunicator:
     def allgather(self, array):
         return array.copy()
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None):
-        return tuple(array.copy() for array in arrays), np.asarray(send_counts, dtype=np.int64).copy()
+    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None):
+        counts = np.asarray(send_counts, dtype=np.int64).copy()
+        return _received(arrays, out, int(counts.sum())), counts
 
     def bcast(self, value, root=0):
         return value
@@ -214,7 +217,7 @@ class MPICommunicator:
         self._comm.Allgatherv(send, [received, counts])
         return received
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None):
+    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None):
         send_counts = np.ascontiguousarray(send_counts, dtype=np.int64)
         if receive_counts is None:
             receive_counts = np.empty_like(send_counts)
@@ -222,13 +225,14 @@ class MPICommunicator:
         receive_counts = np.ascontiguousarray(receive_counts, dtype=np.int64)
         send_displacements = _displacements(send_counts)
         receive_displacements = _displacements(receive_counts)
+        total = int(receive_counts.sum())
         received = []
-        for array in arrays:
+        for index, array in enumerate(arrays):
             send = np.ascontiguousarray(array)
-            out = np.empty(int(receive_counts.sum()), dtype=send.dtype)
+            into = np.empty(total, dtype=send.dtype) if out is None else out[index][:total]
             self._comm.Alltoallv([send, send_counts, send_displacements, self._mpi_type(send)],
-                                 [out, receive_counts, receive_displacements, self._mpi_type(out)])
-            received.append(out)
+                                 [into, receive_counts, receive_displacements, self._mpi_type(into)])
+            received.append(into)
         return tuple(received), receive_counts
 
     def _mpi_type(self, array):
@@ -321,40 +325,44 @@ class NCCLCommunicator:
         send = self._cupy.ascontiguousarray(array)
         counts = np.asarray(self.host.allgather_object(int(send.shape[0])), dtype=np.int64)
         received = self._cupy.empty(int(counts.sum()), dtype=send.dtype)
-        self._exchange([send] * self.size, received, np.full(self.size, send.shape[0], dtype=np.int64), counts)
+        self._exchange([[send] * self.size], [received], np.full(self.size, send.shape[0], dtype=np.int64), counts)
         return received
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None):
+    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None):
         send_counts = np.asarray(self._cupy.asnumpy(send_counts), dtype=np.int64)
         if receive_counts is None:
             _, receive_counts = self.host.alltoallv((), send_counts)  # the counts alone, through MPI
         receive_counts = np.asarray(receive_counts, dtype=np.int64)
         send_displacements = _displacements(send_counts)
-        received = []
-        for array in arrays:
-            send = self._cupy.ascontiguousarray(array)
-            parts = [send[begin:begin + count] for begin, count in zip(send_displacements, send_counts)]
-            out = self._cupy.empty(int(receive_counts.sum()), dtype=send.dtype)
-            self._exchange(parts, out, send_counts, receive_counts)
-            received.append(out)
+        total = int(receive_counts.sum())
+        sends = [self._cupy.ascontiguousarray(array) for array in arrays]
+        received = [self._cupy.empty(total, dtype=send.dtype) if out is None else out[index][:total]
+                    for index, send in enumerate(sends)]
+        self._exchange([[send[begin:begin + count] for begin, count in zip(send_displacements, send_counts)]
+                        for send in sends], received, send_counts, receive_counts)
         return tuple(received), receive_counts
 
-    def _exchange(self, parts, out, send_counts, receive_counts):
-        """Send ``parts[r]`` to rank r and receive rank r's part into ``out`` at its displacement, all at once."""
+    def _exchange(self, parts, outs, send_counts, receive_counts):
+        """For each array, send ``parts[a][r]`` to rank r and receive rank r's part into ``outs[a]`` at its
+        displacement: every array's transfers in one NCCL group."""
         receive_displacements = _displacements(receive_counts)
-        mine = out[receive_displacements[self.rank]:receive_displacements[self.rank] + receive_counts[self.rank]]
-        if mine.size and mine.data.ptr != parts[self.rank].data.ptr:  # in place: already there
-            mine[...] = parts[self.rank]
-        kind, stream = self._type(out), self._stream()
+        begin, end = receive_displacements[self.rank], receive_displacements[self.rank] + receive_counts[self.rank]
+        for array_parts, out in zip(parts, outs):
+            mine = out[begin:end]
+            if mine.size and mine.data.ptr != array_parts[self.rank].data.ptr:  # in place: already there
+                mine[...] = array_parts[self.rank]
+        stream = self._stream()
         self._nccl.groupStart()
-        for peer in range(self.size):
-            if peer == self.rank:
-                continue
-            if send_counts[peer]:
-                self._comm.send(parts[peer].data.ptr, int(send_counts[peer]), kind, peer, stream)
-            if receive_counts[peer]:
-                self._comm.recv(out[receive_displacements[peer]:].data.ptr, int(receive_counts[peer]), kind, peer,
-                                stream)
+        for array_parts, out in zip(parts, outs):
+            kind = self._type(out)
+            for peer in range(self.size):
+                if peer == self.rank:
+                    continue
+                if send_counts[peer]:
+                    self._comm.send(array_parts[peer].data.ptr, int(send_counts[peer]), kind, peer, stream)
+                if receive_counts[peer]:
+                    self._comm.recv(out[receive_displacements[peer]:].data.ptr, int(receive_counts[peer]), kind,
+                                    peer, stream)
         self._nccl.groupEnd()
 
     def bcast(self, value, root=0):
@@ -372,7 +380,7 @@ class NCCLCommunicator:
         known, so nothing goes through MPI."""
         counts = np.asarray(counts, dtype=np.int64)
         mine = whole[int(counts[:self.rank].sum()):int(counts[:self.rank + 1].sum())]
-        self._exchange([mine] * self.size, whole, np.full(self.size, mine.shape[0], dtype=np.int64), counts)
+        self._exchange([[mine] * self.size], [whole], np.full(self.size, mine.shape[0], dtype=np.int64), counts)
 
     def abort(self, message, status=1):
         try:
@@ -417,6 +425,15 @@ def slowest(comm, step):
 def _check_op(op):
     if op not in REDUCTIONS:
         raise ValueError(f"op must be one of {REDUCTIONS}, not {op!r}")
+
+
+def _received(arrays, out, total):
+    """A one-rank exchange's result: copies of ``arrays``, or their ``total`` items copied into ``out``."""
+    if out is None:
+        return tuple(array.copy() for array in arrays)
+    for array, into in zip(arrays, out):
+        into[:total] = array[:total]
+    return tuple(into[:total] for into in out)
 
 
 def _displacements(counts):

@@ -83,8 +83,10 @@ class PartitionedGraph:
     (vertex ``first_vertex + i``) lists its neighbours, under their global
     labels, in ``neighbors[offsets[i]:offsets[i + 1]]``, with ``weights``
     aligned (or None). Rows are as `CSRGraph`'s: self-loops dropped, one entry
-    per neighbour with the minimum weight, sorted. ``comm`` is the run's
-    communicator (`graph500.comm`); with one rank the part is the whole graph.
+    per neighbour with the minimum weight, sorted (by weight, in place, once
+    ``rows_by_weight`` says a kernel's set-up has sorted them so). ``comm`` is
+    the run's communicator (`graph500.comm`); with one rank the part is the
+    whole graph.
     """
 
     num_vertices: int
@@ -94,6 +96,7 @@ class PartitionedGraph:
     weights: Any
     comm: Any
     blocks: Any
+    rows_by_weight: bool = False
 
     @property
     def num_local(self):
@@ -113,4 +116,5 @@ def whole_graph_part(graph, xp=np):
     from graph500.partition import VertexBlocks
 
     return PartitionedGraph(graph.num_vertices, 0, graph.offsets, graph.neighbors, graph.weights,
-                            SelfCommunicator(xp=xp), VertexBlocks(graph.num_vertices, 1))
+                            SelfCommunicator(xp=xp), VertexBlocks(graph.num_vertices, 1),
+                            getattr(graph, "rows_by_weight", False))

@@ -52,22 +52,27 @@ struct LevelTally : BlockTally<NUM_COUNTERS> {
 // the root its own parent, parents [0, cleared_parents) -1 but the root's, visited = the
 // vertices that are never searched (no edges, or past N) plus the root, the queue = [root].
 // A degree-ordered graph's search clears no parent: parents_to_input_labels reads the parent
-// of a visited vertex only.
+// of a visited vertex only. The rows, parents and queue are those of the vertices
+// [first_vertex, first_vertex + num_local) (all of them on one GPU; a rank's block on several),
+// under local indices; visited covers every vertex. The counters hold the rank's part of the
+// frontier: the root if the rank owns it, else nothing.
 extern "C" __global__ void __launch_bounds__(THREADS)
-start_search(int input_root, const int* __restrict__ new_label, i64 cleared_parents, int num_words,
-             const u32* __restrict__ never_searched, const i64* __restrict__ offsets, u32 hub_degree,
+start_search(int input_root, const int* __restrict__ new_label, i64 first_vertex, i64 num_local, i64 cleared_parents,
+             int num_words, const u32* __restrict__ never_searched, const i64* __restrict__ offsets, u32 hub_degree,
              int* __restrict__ parent, u32* __restrict__ visited, int* __restrict__ queue, u64* __restrict__ counters) {
     const int root = (int)renamed(new_label, input_root);
+    const i64 local_root = root - first_vertex;
     const i64 stride = (i64)gridDim.x * THREADS;
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < cleared_parents; v += stride)
-        parent[v] = v == root ? root : -1;
+        parent[v] = v == local_root ? root : -1;
     for (i64 w = blockIdx.x * (i64)THREADS + threadIdx.x; w < num_words; w += stride)
         visited[w] = never_searched[w] | (w == (root >> 5) ? 1u << (root & 31) : 0u);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        const u32 degree = degree_of(offsets, root);
-        if (root >= cleared_parents) parent[root] = root;
-        queue[0] = root;
         for (int k = 0; k < NUM_COUNTERS; ++k) counters[k] = 0;
+        if (local_root < 0 || local_root >= num_local) return;
+        const u32 degree = degree_of(offsets, (int)local_root);
+        if (local_root >= cleared_parents) parent[local_root] = root;
+        queue[0] = (int)local_root;
         counters[FRONTIER_SIZE] = 1;
         counters[FRONTIER_EDGES] = degree;
         counters[FRONTIER_HUBS] = degree >= hub_degree;
@@ -76,24 +81,62 @@ start_search(int input_root, const int* __restrict__ new_label, i64 cleared_pare
 
 // Top-down level, edge-parallel (for_each_frontier_edge over the queue's CSR rows).
 // A vertex is claimed by the atomicOr that sets its visited bit; the block stages its
-// claims in shared memory and appends them to the next queue with one atomicAdd.
+// claims in shared memory and appends them to the next queue with one atomicAdd. On several
+// GPUs the queue and parents are the rank's block's (local indices from first_vertex, parents
+// global) and a claimed vertex of another rank's block is left to its owner: its parent goes to
+// remote_parent (one word per vertex of the graph) and its bit to remote_claims (requests.py).
 extern "C" __global__ void __launch_bounds__(THREADS)
 top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end, const int* __restrict__ tile_first,
                 int queue_size, u64 total_edges,
                 const i64* __restrict__ offsets, const int* __restrict__ neighbors, u32 hub_degree,
                 u32* __restrict__ visited, int* __restrict__ parent, int* __restrict__ next_queue,
-                u64* __restrict__ counters) {
+                u64* __restrict__ counters, i64 first_vertex, i64 num_local, int* __restrict__ remote_parent,
+                u32* __restrict__ remote_claims) {
     __shared__ StagedQueue<EXPAND_TILE> claimed;
     if (threadIdx.x == 0) claimed.count = 0;
     LevelTally tally;
     for_each_frontier_edge(queue, edge_end, tile_first, queue_size, total_edges, offsets, [&](int u, i64 e) {
         const int v = neighbors[e];
         if (!claim(visited, v)) return;
-        parent[v] = u;
-        claimed.push(v);
-        tally.queued(degree_of(offsets, v), hub_degree);
+        const i64 local = v - first_vertex;
+        if (local < 0 || local >= num_local) {
+            remote_parent[v] = (int)(first_vertex + u);
+            atomicOr(&remote_claims[v >> 5], 1u << (v & 31));
+            return;
+        }
+        parent[local] = (int)(first_vertex + u);
+        claimed.push((int)local);
+        tally.queued(degree_of(offsets, (int)local), hub_degree);
     });
     claimed.flush(next_queue, &counters[FRONTIER_SIZE]);
+    tally.add_to(counters);
+}
+
+// Several GPUs, the second half of a top-down level (bfs_distributed.py): the owner claims
+// the vertices other ranks claimed for it (pairs of a global vertex of its block and a global
+// parent, requests.py): the first claim of a vertex not visited yet sets its visited bit and
+// parent and appends it to the next queue (local index), counted as top_down_expand counts.
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
+claim_requests(const int* __restrict__ vertices, const int* __restrict__ parents, int count, i64 first_vertex,
+               const i64* __restrict__ offsets, u32 hub_degree, u32* __restrict__ visited, int* __restrict__ parent,
+               int* __restrict__ next_queue, u64* __restrict__ counters) {
+    LevelTally tally;
+    const int stride = gridDim.x * BLOCK_THREADS;
+    for (int base = blockIdx.x * BLOCK_THREADS; base < count; base += stride) {
+        const int i = base + threadIdx.x;
+        bool take = false;
+        int local = 0;
+        if (i < count) {
+            const int v = vertices[i];
+            local = (int)(v - first_vertex);
+            take = claim(visited, v);
+            if (take) {
+                parent[local] = parents[i];
+                tally.queued(degree_of(offsets, local), hub_degree);
+            }
+        }
+        warp_append(take, local, next_queue, &counters[FRONTIER_SIZE]);
+    }
     tally.add_to(counters);
 }
 

@@ -236,11 +236,7 @@ class LevelSynchronousBFS:
         graph = self.graph
         renumbered = graph.order is not None
         parent = self._parent if renumbered else cupy.empty(graph.num_vertices, dtype=np.int32)
-        start = _kernel("start_search")
-        start((runtime.persistent_blocks(start, THREADS, self._filled_vertices),), (THREADS,),
-              (i32(root), runtime.pointer_or_null(graph.new_label), i64(0 if renumbered else graph.num_vertices),
-               i32(self._num_words), self._never_searched, graph.offsets, u32(self.hub_degree), parent,
-               self._visited, self._queue, self._counters.device))
+        self._start_search(root, parent)
         unexplored = graph.num_edges  # edges of the vertices never in a frontier, before the counters' frontier
         small = self._small_levels_follow
         if small:
@@ -277,6 +273,16 @@ class LevelSynchronousBFS:
             if events:
                 self.trace.append(_trace_entry(direction, previous_size, self._counters.host, events))
         return self._to_input_labels(parent, root) if renumbered else parent
+
+    def _start_search(self, root, parent):
+        """The root's level: parents cleared (unless the graph is renumbered), visited, the queue and counters."""
+        graph = self.graph
+        start = _kernel("start_search")
+        start((runtime.persistent_blocks(start, THREADS, self._filled_vertices),), (THREADS,),
+              (i32(root), runtime.pointer_or_null(graph.new_label), i64(0), i64(graph.num_vertices),
+               i64(0 if graph.order is not None else graph.num_vertices), i32(self._num_words),
+               self._never_searched, graph.offsets, u32(self.hub_degree), parent, self._visited, self._queue,
+               self._counters.device))
 
     def _level_counts(self, size, small, unexplored):
         """After a level (or start_search): ``(size, next size, its edges, its hubs, unexplored edges)`` from
@@ -316,7 +322,8 @@ class LevelSynchronousBFS:
             _kernel("top_down_expand")(
                 (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
                 (self._queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, self._neighbors,
-                 u32(self.hub_degree), self._visited, parent, self._next_queue, self._counters.device))
+                 u32(self.hub_degree), self._visited, parent, self._next_queue, self._counters.device, i64(0),
+                 i64(graph.num_vertices), runtime.NULL, runtime.NULL))
         self._queue, self._next_queue = self._next_queue, self._queue
 
     def _small_top_down_levels(self, parent, unexplored, chosen):

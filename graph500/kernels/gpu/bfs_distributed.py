@@ -1,57 +1,55 @@
 """Kernel 2, ``gpu-distributed-direction-optimizing``: direction-optimizing BFS over the GPUs of P ranks.
 
 Algorithm: Beamer, Asanovic and Patterson's direction-optimizing BFS (SC
-2012) on the 1D vertex partition of Buluç and Madduri (SC 2011), as the CPU
-ranks run it (`graph500.kernels.cpu.bfs_distributed`), with the replicated
-frontier bitmap of Yasui, Fujisawa and Sato (Graph500 2013-2014). Rank r
-owns a block of vertices (`graph500.partition.VertexBlocks`, whole 64-bit
-words) and the CSR rows of its vertices, neighbours under their global
-labels, in its GPU's memory (`graph500.kernels.graph.PartitionedGraph`). Every
-GPU holds the visited and frontier bitmaps of all N vertices; a level is:
+2012) on the 1D vertex partition of Buluç and Madduri (SC 2011), with the
+replicated frontier bitmap of Yasui, Fujisawa and Sato (Graph500 2013-2014).
+It is the one-GPU BFS (`graph500.kernels.gpu.bfs`, the same ``bfs.cu``
+kernels) on a rank's block plus an exchange. Rank r owns a block of vertices
+(`graph500.partition.VertexBlocks`, whole 64-bit words) and their CSR rows,
+neighbours under global labels (`graph500.kernels.graph.PartitionedGraph`).
+A level is:
 
-- bottom-up: each rank scans its own unvisited vertices against the
-  replicated frontier, each stopping at its first neighbour in it (the
-  single-GPU ``bottom_up_scan`` and ``bottom_up_long`` of ``bfs.cu``, given
-  the block's words: their vertex indices are then local, the neighbours
-  they test global), and writes the words of its block of the next frontier.
-- top-down: each rank expands its own frontier vertices edge-parallel
-  (``mark_found`` in ``bfs_distributed.cu``, the load-balanced expansion of
-  ``common.cuh``) and, instead of sending a (child, parent) request per edge,
-  marks the unvisited neighbours it reaches in a "found" bitmap of all N
-  vertices. The ranks exchange the found bitmaps' blocks (one alltoallv of
-  N/8 bytes in all a rank, whatever the number of edges examined; the counts
-  are known, so not exchanged), and each
-  owner gives the vertices any rank found a parent by the same bottom-up
-  scan, restricted to them (``skip_unfound``: the scan skips the others), so
-  it finds a frontier neighbour in its own row.
+- top-down: the rank expands its frontier queue (its own vertices) with the
+  one-GPU ``top_down_expand``; a neighbour of its block is claimed and
+  queued there, one of another block is claimed in the rank's copy of the
+  visited bitmap and sent to its owner with its parent
+  (`graph500.kernels.gpu.requests`: once per vertex and rank, grouped by
+  owner); the owner claims what it receives (``claim_requests``: the first
+  claim of an unvisited vertex wins) into the same next queue.
+- bottom-up: the rank scans its unvisited vertices against the whole
+  frontier bitmap (``bottom_up_scan`` and ``bottom_up_long`` on its block's
+  words), then the ranks allgather their blocks of the next frontier (a
+  gathered array through NCCL) and OR it into their visited bitmaps.
 
-Either way the level ends alike: the ranks allgather their blocks of the next
-frontier (the communicator's gathered array: NCCL on the device), every rank
-ORs it into its visited bitmap, and one allreduce of two counts (frontier
-vertices and their edges) decides the next level's direction by the
-single-GPU rule (`bfs.beamer_direction`, alpha, beta and gamma on global
-counts). This is the design of docs/multi-gpu.md; at P = 1 (a whole graph
-with a one-rank communicator) every exchange is a copy.
+A switch to bottom-up turns the queue into the block's frontier words and
+allgathers them; a switch back turns the block's words into a queue. The
+direction follows the one-GPU rule (`bfs.beamer_direction`) on global counts:
+each level ends with one read of the rank's counters and one MPI allreduce of
+its frontier's size and edges (a top-down level reads the owners' request
+counts once more, before its exchange). Only the rank's own block of
+visited must be exact: the other blocks' bits only spare requests, so a
+top-down level that follows a top-down level publishes nothing.
 
-Parents are global labels, written only by the owner of the child: a
-rank's output is the int32 parents of its block, -1 where unreached.
-
-The scan tests each vertex's strongest neighbour first (of largest degree,
-found at construction from every vertex's degree, allgathered: 4 bytes a
-vertex), as the single-GPU kernel does: a vertex found by a frontier of
-hubs mostly has its parent there. Not yet here: degree ordering (the rows
-are sorted by neighbour label).
+Parents are global labels, written only by the owner of the child: a rank's
+output is the int32 parents of its block, -1 where unreached. The scan tests
+each vertex's strongest neighbour first (by every vertex's degree,
+allgathered at construction), and searches its own copy of the rows in
+neighbour order when the SSSP sorts the graph's by weight (``row_copy``), as
+on one GPU. At P = 1 (a whole graph, a one-rank communicator) no vertex is
+remote and this is the one-GPU search without its degree ordering and
+one-block levels.
 
 Data structures per GPU (N vertices, W = N / 32 words, n owned vertices, m
-row entries): the rows (8 bytes per entry and per owned vertex), each owned
-vertex's strongest neighbour (int32); bitmaps
-visited, found and never-searched (W uint32 each), the two frontier
-bitmaps (gathered arrays: W words each), the block's skip words; the
-frontier and long queues (int32, n each); prefix sums (uint64, n); the
-parents (int32, n, the output).
+row entries): the rows (8 bytes per entry and per owned vertex, 4 more per
+entry with ``row_copy``), each owned vertex's strongest neighbour (int32);
+bitmaps visited and never-searched (W words each), the two frontier
+bitmaps (gathered arrays: W words each); the frontier queues (int32, n
+each); prefix sums (uint64, n); the parents (int32, n, the output); the
+requests' touched bitmap and staged parents (W words, N int32) and their
+buffers (8 bytes a pair, grown to the largest exchange).
 
-Tunables: ``alpha``, ``beta``, ``gamma``, ``short_scan`` (as the
-single-GPU kernel's), ``trace`` (per level: its direction, frontier,
+Tunables: ``alpha``, ``beta``, ``gamma``, ``short_scan``, ``row_copy`` (as
+the one-GPU kernel's), ``trace`` (per level: its direction, frontier,
 seconds, and the seconds of its compute and of its exchanges, from CUDA
 events on the stream; off for timed runs).
 """
@@ -60,18 +58,21 @@ import numpy as np
 
 from graph500.errors import Graph500Error
 from graph500.kernels import register
-from graph500.kernels.gpu import runtime
-from graph500.kernels.gpu.bfs import (ALPHA, BETA, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE, NUM_COUNTERS,
-                                      SCANNED_EDGES, SHORT_SCAN, THREADS, TOP_DOWN, beamer_direction, bitmap,
-                                      bitmap_to_queue, strongest_neighbours)
+from graph500.kernels.gpu import requests, runtime
+from graph500.kernels.gpu.bfs import (ALPHA, BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
+                                      NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, THREADS, TOP_DOWN, beamer_direction,
+                                      bitmap, bitmap_to_queue, strongest_neighbours)
 from graph500.kernels.gpu.frontier import EXPAND_TILE, PrefixSums
-from graph500.kernels.gpu.runtime import cupy, i32, u32, u64
+from graph500.kernels.gpu.requests import OwnerRequests
+from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
 from graph500.kernels.graph import PartitionedGraph, whole_graph_part
 
 
 def device_part(graph, kernel_name):
     """The `PartitionedGraph` a distributed GPU kernel searches: ``graph`` itself, or a whole `CSRGraph` on the
-    device as the one part of a one-rank graph (which must be under its input labels)."""
+    device as the one part of a one-rank graph (which must be under its input labels). The exchange's kernels
+    are compiled here, also for one rank (the warm-up's)."""
+    requests.load_kernels()
     if isinstance(graph, PartitionedGraph):
         return graph
     if graph.order is not None:
@@ -89,7 +90,8 @@ class DistributedDirectionOptimizingBFS:
     backend = "gpu"
     distributed = True
 
-    def __init__(self, graph, *, alpha=ALPHA, beta=BETA, gamma=GAMMA, short_scan=SHORT_SCAN, trace=False):
+    def __init__(self, graph, *, alpha=ALPHA, beta=BETA, gamma=GAMMA, short_scan=SHORT_SCAN, row_copy=True,
+                 trace=False):
         self.graph = graph = device_part(graph, self.name)
         self.comm = comm = graph.comm
         self.alpha, self.beta = float(alpha), float(beta)
@@ -100,26 +102,24 @@ class DistributedDirectionOptimizingBFS:
         n = graph.num_local
         self._first_word = graph.first_vertex // 32  # blocks are whole 64-bit words
         self._block_words = (n + 31) // 32
-        self._word_counts = np.array([(graph.blocks.count(rank) + 31) // 32 for rank in range(comm.size)],
-                                     dtype=np.int64)
-        num_words = int(self._word_counts.sum())
-        self._found_counts = np.full(comm.size, self._block_words, dtype=np.int64)  # found words each rank sends us
+        word_counts = np.array([(graph.blocks.count(rank) + 31) // 32 for rank in range(comm.size)], dtype=np.int64)
+        num_words = int(word_counts.sum())
+        self._neighbors = graph.neighbors.copy() if row_copy and not graph.rows_by_weight else graph.neighbors
         degrees = cupy.diff(graph.offsets).astype(np.uint32)
         self._never_searched = comm.allgather(bitmap(degrees == 0, self._block_words))
         # each vertex's neighbour of largest degree, by every vertex's degree (an allgather of 4 bytes a vertex)
-        self._strongest = strongest_neighbours(graph.offsets, graph.neighbors, comm.allgather(degrees))
+        self._strongest = strongest_neighbours(graph.offsets, self._neighbors, comm.allgather(degrees))
         del degrees
         self._num_edges = int(comm.allreduce(graph.num_edges, "sum"))
         self._visited = cupy.empty(num_words, dtype=np.uint32)
-        self._found = cupy.empty(num_words, dtype=np.uint32)
-        self._start_frontier = cupy.zeros(num_words, dtype=np.uint32)
-        self._next_frontiers = [comm.gathered_array(self._word_counts, np.uint32) for _ in range(2)]
-        self._skip = cupy.empty(max(self._block_words, 1), dtype=np.uint32)
+        self._frontiers = [comm.gathered_array(word_counts, np.uint32) for _ in range(2)]
         self._queue = cupy.empty(max(n, 1), dtype=np.int32)
-        self._long_queue = cupy.empty(max(n, 1), dtype=np.int32)
+        self._next_queue = cupy.empty(max(n, 1), dtype=np.int32)
         self._prefix_sums = PrefixSums(max(n, self._block_words), graph.num_edges)
         self._row_end = graph.offsets[1:]
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
+        # claims of other blocks' vertices: parents staged per vertex (int32 bits), sent to their owners
+        self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0) if comm.size > 1 else None
         self._scan_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_scan"), THREADS, n)
         self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
@@ -128,44 +128,35 @@ class DistributedDirectionOptimizingBFS:
         """The parents of this rank's vertices (int32 CuPy array, global labels, -1 unreached) of a BFS from
         ``root`` (collective: every rank passes the same root)."""
         graph = self.graph
-        root = int(root)
-        parent = cupy.full(graph.num_local, -1, dtype=np.int32)
-        local_root = root - graph.first_vertex
-        owner = 0 <= local_root < graph.num_local
-        if owner:
-            parent[local_root] = root
-        root_word, root_bit = root >> 5, np.uint32(1 << (root & 31))
-        cupy.copyto(self._visited, self._never_searched)
-        self._visited[root_word] |= root_bit
-        frontier = self._start_frontier
-        frontier.fill(0)
-        frontier[root_word] = root_bit
-        local_size, local_edges = (1, int(graph.offsets[local_root + 1] - graph.offsets[local_root])) if owner \
-            else (0, 0)
-        size, edges = self._global_counts(local_size, local_edges)
+        parent = cupy.empty(graph.num_local, dtype=np.int32)
+        start = runtime.kernel("bfs", "start_search")
+        start((runtime.persistent_blocks(start, THREADS, graph.num_local),), (THREADS,),
+              (i32(root), runtime.NULL, i64(graph.first_vertex), i64(graph.num_local), i64(graph.num_local),
+               i32(self._visited.shape[0]), self._never_searched, graph.offsets, u32(HUB_DEGREE), parent,
+               self._visited, self._queue, self._counters.device))
+        size, edges = self._global_counts(self._counters.read())[:2]
         unexplored = self._num_edges - edges
         direction, previous_size, level = TOP_DOWN, 0, 0
+        frontier = None  # the whole frontier bitmap, while the last level was bottom-up
         self.trace = []
         while size:
-            direction = beamer_direction(direction, size, edges, unexplored, previous_size, graph.num_vertices,
-                                         self.alpha, self.beta, self._min_bottom_up_frontier)
+            wanted = beamer_direction(direction, size, edges, unexplored, previous_size, graph.num_vertices,
+                                      self.alpha, self.beta, self._min_bottom_up_frontier)
             timer = runtime.PhaseTimer(self.record_trace)
             timer.start("compute_seconds")
-            next_frontier = self._next_frontiers[level % 2]
+            if wanted == BOTTOM_UP and direction == TOP_DOWN:
+                frontier = self._queue_to_frontier(self._frontiers[(level + 1) % 2], timer)
+            elif wanted == TOP_DOWN and direction == BOTTOM_UP:
+                self._frontier_to_queue(frontier)
+            direction = wanted
+            local_size, local_edges = (int(self._counters.host[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES))
+            self._counters.reset()
             if direction == TOP_DOWN:
-                skip = self._top_down_skip(frontier, local_size, local_edges, timer)
+                self._top_down_level(parent, local_size, local_edges, timer)
             else:
-                skip = self._skip
-                cupy.copyto(skip[:self._block_words], self._visited[self._block_slice()])
-            self._scan(frontier, skip, next_frontier.local, parent)
-            counts = self._counters.read()
-            local_size, local_edges = int(counts[FRONTIER_SIZE]), int(counts[FRONTIER_EDGES])
-            timer.start("exchange_seconds")
-            next_frontier.publish()
-            frontier = next_frontier.whole
-            cupy.bitwise_or(self._visited, frontier, out=self._visited)
+                frontier = self._bottom_up_level(frontier, self._frontiers[level % 2], parent, timer)
             previous_size = size
-            size, edges, scanned_edges = self._global_counts(local_size, local_edges, int(counts[SCANNED_EDGES]))
+            size, edges, scanned_edges = self._global_counts(self._counters.read())
             unexplored -= edges
             if self.record_trace:
                 phases = timer.totals()
@@ -174,49 +165,75 @@ class DistributedDirectionOptimizingBFS:
             level += 1
         return parent
 
-    def _global_counts(self, *local_counts):
-        """The sums over all ranks of ``local_counts`` (Python ints)."""
-        return [int(total) for total in self.comm.allreduce(np.array(local_counts, dtype=np.int64), "sum")]
+    def _global_counts(self, counts):
+        """The next frontier's size and edges and the edges scanned, summed over the ranks (Python ints)."""
+        local = np.array([counts[FRONTIER_SIZE], counts[FRONTIER_EDGES], counts[SCANNED_EDGES]], dtype=np.int64)
+        return [int(total) for total in self.comm.allreduce(local, "sum")]
 
     def _block_slice(self):
         return slice(self._first_word, self._first_word + self._block_words)
 
-    def _top_down_skip(self, frontier, local_size, local_edges, timer):
-        """The bottom-up scan's skip words of a top-down level: set but for the block's vertices that some
-        rank's frontier reaches and that are not visited."""
+    def _top_down_level(self, parent, size, edges, timer):
+        """Expand the rank's queue (``size`` vertices, ``edges`` edges); claims of other blocks' vertices go to
+        their owners, who claim them in turn."""
         graph = self.graph
-        found = self._found
-        stream = cupy.cuda.get_current_stream()
-        cupy.cuda.runtime.memsetAsync(found.data.ptr, 0, found.nbytes, stream.ptr)
-        if local_edges:
-            block_frontier = frontier[self._block_slice()]
-            word_end = self._prefix_sums.of_populations(block_frontier, self._block_words)
-            bitmap_to_queue(block_frontier, self._block_words, word_end, self._queue)
-            edge_end, tile_first = self._prefix_sums.of_edge_counts(self._queue, local_size, graph.offsets,
-                                                                    self._row_end, local_edges)
-            runtime.kernel("bfs_distributed", "mark_found")(
-                (runtime.blocks_for(local_edges, EXPAND_TILE),), (THREADS,),
-                (self._queue, edge_end, tile_first, i32(local_size), u64(local_edges), graph.offsets,
-                 graph.neighbors, self._visited, found))
-        timer.start("exchange_seconds")
-        (found_parts,), _ = self.comm.alltoallv((found,), self._word_counts, self._found_counts)
-        timer.start("compute_seconds")
-        runtime.kernel("bfs_distributed", "skip_unfound")(
-            (runtime.blocks_for(self._block_words, THREADS),), (THREADS,),
-            (found_parts, i32(self.comm.size), i32(self._block_words), self._visited[self._block_slice()],
-             self._skip))
-        return self._skip
+        requests = self._requests
+        if edges:
+            edge_end, tile_first = self._prefix_sums.of_edge_counts(self._queue, size, graph.offsets, self._row_end,
+                                                                    edges)
+            runtime.kernel("bfs", "top_down_expand")(
+                (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
+                (self._queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, self._neighbors,
+                 u32(HUB_DEGREE), self._visited, parent, self._next_queue, self._counters.device,
+                 i64(graph.first_vertex), i64(graph.num_local), runtime.NULL if requests is None else requests.staging,
+                 runtime.NULL if requests is None else requests.touched))
+        if requests is not None:
+            timer.start("exchange_seconds")
+            vertices, parents = requests.exchange()
+            timer.start("compute_seconds")
+            if vertices.shape[0]:
+                claim = runtime.kernel("bfs", "claim_requests")
+                claim((runtime.persistent_blocks(claim, THREADS, vertices.shape[0]),), (THREADS,),
+                      (vertices, parents, i32(vertices.shape[0]), i64(graph.first_vertex), graph.offsets,
+                       u32(HUB_DEGREE), self._visited, parent, self._next_queue, self._counters.device))
+        self._queue, self._next_queue = self._next_queue, self._queue
 
-    def _scan(self, frontier, skip, next_block, parent):
-        """Search a parent in ``frontier`` for every vertex of the block not set in ``skip``; the found ones
-        are written to ``next_block`` (every word) and counted."""
+    def _bottom_up_level(self, frontier, next_frontier, parent, timer):
+        """Scan the block's unvisited vertices against ``frontier``; the next frontier, allgathered."""
         graph = self.graph
-        self._counters.reset()
+        visited = self._visited[self._block_slice()]
+        long_queue = self._next_queue  # idle while bottom-up
         runtime.kernel("bfs", "bottom_up_scan")(
             (self._scan_grid,), (THREADS,),
-            (i32(self._block_words), graph.offsets, graph.neighbors, self._strongest, frontier, u32(self.short_scan),
-             u32(HUB_DEGREE), skip, next_block, parent, self._long_queue, self._counters.device))
+            (i32(self._block_words), graph.offsets, self._neighbors, self._strongest, frontier, u32(self.short_scan),
+             u32(HUB_DEGREE), visited, next_frontier.local, parent, long_queue, self._counters.device))
         runtime.kernel("bfs", "bottom_up_long")(
             (self._long_grid,), (THREADS,),
-            (self._long_queue, graph.offsets, graph.neighbors, frontier, u32(self.short_scan), u32(HUB_DEGREE),
-             skip, next_block, parent, self._counters.device))
+            (long_queue, graph.offsets, self._neighbors, frontier, u32(self.short_scan), u32(HUB_DEGREE), visited,
+             next_frontier.local, parent, self._counters.device))
+        return self._publish(next_frontier, timer)
+
+    def _publish(self, next_frontier, timer):
+        """Allgather the blocks of the next frontier and OR them into visited; the whole frontier."""
+        timer.start("exchange_seconds")
+        next_frontier.publish()
+        timer.start("compute_seconds")
+        cupy.bitwise_or(self._visited, next_frontier.whole, out=self._visited)
+        return next_frontier.whole
+
+    def _queue_to_frontier(self, next_frontier, timer):
+        """Top-down to bottom-up: the rank's queue becomes its block of ``next_frontier``, allgathered."""
+        block = next_frontier.local
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memsetAsync(block.data.ptr, 0, block.nbytes, stream.ptr)
+        size = int(self._counters.host[FRONTIER_SIZE])
+        if size:
+            runtime.kernel("bfs", "queue_to_bitmap")((runtime.blocks_for(size, THREADS),), (THREADS,),
+                                                     (self._queue, i32(size), block))
+        return self._publish(next_frontier, timer)
+
+    def _frontier_to_queue(self, frontier):
+        """Bottom-up to top-down: the block's words of the frontier become the rank's queue."""
+        block = frontier[self._block_slice()]
+        word_end = self._prefix_sums.of_populations(block, self._block_words)
+        bitmap_to_queue(block, self._block_words, word_end, self._queue)

@@ -11,6 +11,7 @@
 #define MEMBERS_SIZE 2    // vertices of this bucket so far (with edges)
 #define MEMBERS_EDGES 3   // their edges
 #define BEYOND 4          // 0xFFFFFFFF - the least distance bits at or past the bucket's end (0: none)
+#define UNSENT 0xFFFFFFFFFFFFFFFFull  // a staging word that holds no candidate (requests.py)
 
 // atomicMin without a result: a fire-and-forget reduction (the compiler merges an atomicMin
 // whose result goes unused with one whose result is used, keeping the slower round trip).
@@ -62,15 +63,19 @@ find_light_ends(i64 num_vertices, const i64* __restrict__ offsets, const float* 
 }
 
 // Start a search from input_root (under the graph's labels through new_label, unless null).
-// Only the states [0, filled_vertices) are written: a degree-ordered graph's vertices without
-// edges, [filled_vertices, N), are never reached, so no step reads them; the root's state
-// is written wherever it is.
+// The states are those of the vertices [first_vertex, first_vertex + num_local) (all of them on
+// one GPU; a rank's block on several), under local indices. Only the states [0, filled_vertices)
+// are written: a degree-ordered graph's vertices without edges, [filled_vertices, N), are never
+// reached, so no step reads them; the root's state is written wherever it is.
 extern "C" __global__ void __launch_bounds__(THREADS)
-start_search(int input_root, const int* __restrict__ new_label, i64 filled_vertices, u64* __restrict__ state) {
+start_search(int input_root, const int* __restrict__ new_label, i64 first_vertex, i64 num_local, i64 filled_vertices,
+             u64* __restrict__ state) {
     const int root = (int)renamed(new_label, input_root);
+    const i64 local_root = root - first_vertex;
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < filled_vertices; v += (i64)gridDim.x * THREADS)
-        state[v] = v == root ? state_of(0.0f, root) : UNREACHED;
-    if (blockIdx.x == 0 && threadIdx.x == 0 && root >= filled_vertices) state[root] = state_of(0.0f, root);
+        state[v] = v == local_root ? state_of(0.0f, root) : UNREACHED;
+    if (blockIdx.x == 0 && threadIdx.x == 0 && local_root >= filled_vertices && local_root < num_local)
+        state[local_root] = state_of(0.0f, root);
 }
 
 // Start of a bucket [low, high): its vertices with frontier edges ([offsets[v],
@@ -115,15 +120,44 @@ collect_bucket(i64 num_vertices, const u64* __restrict__ state, float low, float
     if (lane == 0 && beyond) atomicMax(&counters[BEYOND], beyond);
 }
 
+// A candidate word for local vertex v that the light phase (heavy == 0) or the heavy phase
+// (heavy phase: its candidates land past the bucket, so they join nothing) offers: it lowers
+// v's state when its distance is less; then, in the light phase, v joins the next frontier if
+// it has frontier edges ([offsets[v], frontier_end[v]); once per iteration: frontier_stamp)
+// and the bucket's members if it has edges (once per bucket: member_stamp).
+template <int CAPACITY>
+__device__ __forceinline__ void offer(int v, u64 candidate, int heavy, int iteration, int bucket,
+                                      const i64* __restrict__ offsets, const i64* __restrict__ frontier_end,
+                                      u64* __restrict__ state, int* __restrict__ frontier_stamp,
+                                      int* __restrict__ member_stamp, StagedQueue<CAPACITY>& next,
+                                      StagedQueue<CAPACITY>& joined, BlockTally<MEMBERS_EDGES + 1>& tally) {
+    const float distance = distance_of(candidate);
+    if (!(distance < distance_of(__ldcg(&state[v])))) return;
+    if (heavy) {
+        reduce_min(&state[v], candidate);
+        return;
+    }
+    const u64 previous = atomicMin(&state[v], candidate);
+    if (!(distance < distance_of(previous))) return;
+    const i64 light = frontier_end[v] - offsets[v], edges = offsets[v + 1] - offsets[v];
+    if (light && atomicExch(&frontier_stamp[v], iteration) != iteration) {
+        next.push(v);
+        tally.values[FRONTIER_EDGES] += light;
+    }
+    if (edges && atomicExch(&member_stamp[v], bucket) != bucket) {
+        joined.push(v);
+        tally.values[MEMBERS_EDGES] += edges;
+    }
+}
+
 // Relax the edges [row_begin[u], ...) of the queue's vertices (edge-parallel), each edge in
-// one phase of the bucket [low, high):
-// - light phase (heavy == 0): the edges whose candidate lands below `high` (a light edge
-//   whose candidate lands past the bucket waits for the heavy phase). A distance that drops
-//   puts its vertex in the next frontier if it has frontier edges ([offsets[v],
-//   frontier_end[v]); once per iteration: frontier_stamp) and among the bucket's members
-//   if it has edges (once per bucket: member_stamp).
-// - heavy phase: the heavy edges (weight > delta) and the light ones that the light phase
-//   left; their candidates land past the bucket, so they join nothing.
+// one phase of the bucket [low, high): the light phase (heavy == 0) the edges whose candidate
+// lands below `high` (a light edge whose candidate lands past the bucket waits for the heavy
+// phase), the heavy phase the heavy edges (weight > delta) and the light ones that the light
+// phase left. Vertices and rows are those of [first_vertex, first_vertex + num_local), under
+// local indices (parents global); on several GPUs a candidate for another rank's vertex v goes
+// to staging[v] when less (an atomic min; one word per vertex of the graph) and marks v in
+// touched, for requests.py to send to its owner.
 extern "C" __global__ void __launch_bounds__(THREADS)
 relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, const int* __restrict__ tile_first,
             int queue_size, u64 total_edges,
@@ -131,7 +165,8 @@ relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, con
             float delta, float high, int heavy, int iteration, int bucket, const i64* __restrict__ offsets,
             const i64* __restrict__ frontier_end, u64* __restrict__ state, int* __restrict__ frontier_stamp,
             int* __restrict__ member_stamp, int* __restrict__ next_queue, int* __restrict__ members,
-            u64* __restrict__ counters) {
+            u64* __restrict__ counters, i64 first_vertex, i64 num_local, u64* __restrict__ staging,
+            u32* __restrict__ touched) {
     __shared__ StagedQueue<EXPAND_TILE> next, joined;
     if (threadIdx.x == 0) next.count = joined.count = 0;
     BlockTally<MEMBERS_EDGES + 1> tally;
@@ -140,25 +175,41 @@ relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, con
         const float candidate = distance_of(__ldcg(&state[u])) + w;
         if (heavy ? w <= delta && candidate < high : !(candidate < high)) return;  // the other phase's edge
         const int v = neighbors[e];
-        if (!(candidate < distance_of(__ldcg(&state[v])))) return;
-        if (heavy) {
-            reduce_min(&state[v], state_of(candidate, u));
-            return;
-        }
-        const u64 previous = atomicMin(&state[v], state_of(candidate, u));
-        if (!(candidate < distance_of(previous))) return;
-        const i64 light = frontier_end[v] - offsets[v], edges = offsets[v + 1] - offsets[v];
-        if (light && atomicExch(&frontier_stamp[v], iteration) != iteration) {
-            next.push(v);
-            tally.values[FRONTIER_EDGES] += light;
-        }
-        if (edges && atomicExch(&member_stamp[v], bucket) != bucket) {
-            joined.push(v);
-            tally.values[MEMBERS_EDGES] += edges;
+        const u64 word = state_of(candidate, (int)(first_vertex + u));
+        const i64 local = v - first_vertex;
+        if (local >= 0 && local < num_local) {
+            offer((int)local, word, heavy, iteration, bucket, offsets, frontier_end, state, frontier_stamp, member_stamp,
+                  next, joined, tally);
+        } else if (word < staging[v] && atomicMin(&staging[v], word) == UNSENT) {
+            atomicOr(&touched[v >> 5], 1u << (v & 31));
         }
     });
     next.flush(next_queue, &counters[FRONTIER_SIZE]);
     joined.flush(members, &counters[MEMBERS_SIZE]);
+    tally.add_to(counters);
+}
+
+// The owner's side of an exchange: each received (vertex, candidate word) pair (global labels,
+// requests.py) is offered to the vertex as relax_edges offers its own candidates.
+extern "C" __global__ void __launch_bounds__(THREADS)
+offer_requests(const int* __restrict__ vertices, const u64* __restrict__ requests, int count, i64 first_vertex,
+               int heavy, int iteration, int bucket, const i64* __restrict__ offsets,
+               const i64* __restrict__ frontier_end, u64* __restrict__ state, int* __restrict__ frontier_stamp,
+               int* __restrict__ member_stamp, int* __restrict__ next_queue, int* __restrict__ members,
+               u64* __restrict__ counters) {
+    __shared__ StagedQueue<THREADS> next, joined;
+    if (threadIdx.x == 0) next.count = joined.count = 0;
+    __syncthreads();
+    BlockTally<MEMBERS_EDGES + 1> tally;
+    const int stride = gridDim.x * THREADS;
+    for (int base = blockIdx.x * THREADS; base < count; base += stride) {
+        const int i = base + threadIdx.x;
+        if (i < count)
+            offer((int)(vertices[i] - first_vertex), requests[i], heavy, iteration, bucket, offsets, frontier_end,
+                  state, frontier_stamp, member_stamp, next, joined, tally);
+        next.flush(next_queue, &counters[FRONTIER_SIZE]);
+        joined.flush(members, &counters[MEMBERS_SIZE]);
+    }
     tally.add_to(counters);
 }
 

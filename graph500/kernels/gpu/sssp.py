@@ -125,7 +125,9 @@ from graph500.kernels import register
 from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.build import filled_vertices
 from graph500.kernels.gpu.frontier import PrefixSums
+from graph500.kernels.gpu.requests import OwnerRequests
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
+from graph500.kernels.graph import PartitionedGraph
 
 # delta = DELTA_SCALE / sqrt(largest degree). On an H100, degree-ordered graphs, 16 keys, 3 interleaved rounds
 # (docs/gpu-measurements.md, item 10), the best delta fell as the graph grew: SCALE 24 0.035 (1.03x over 0.05,
@@ -154,6 +156,7 @@ NUM_COUNTERS = 5
 INFINITY = np.float32(np.inf)
 SORT_ENTRIES = 1 << 26  # entries of the graph sorted at a time by sort_rows_by_weight
 _ALL_ONES = 0xFFFFFFFF
+UNSENT = 0xFFFFFFFFFFFFFFFF  # sssp.cu's UNSENT: a staging word without a candidate
 _TRACE_COUNTS = ("buckets", "light_iterations", "tail_iterations", "relaxed_edges", "pulls")
 
 
@@ -169,7 +172,7 @@ def sort_rows_by_weight(graph, entries_per_sort=SORT_ENTRIES):
     entries are gathered in that order (``gather_entries``: CuPy's indexing would compile a kernel of its own
     for these sizes on a machine's first run, inside the timed construction) and copied back.
     """
-    offsets, num_rows = graph.offsets, graph.num_vertices
+    offsets, num_rows = graph.offsets, graph.offsets.shape[0] - 1
     group_marks = cupy.arange(0, graph.num_edges, entries_per_sort, dtype=np.int64)
     first_rows = np.unique(np.append((cupy.searchsorted(offsets, group_marks, side="right") - 1).get(), num_rows))
     first_rows = first_rows.tolist()
@@ -210,17 +213,23 @@ class DeltaSteppingSSSP:
                  tail_edges=TAIL_EDGES, trace=False):
         if graph.weights is None:
             raise ValueError("delta-stepping needs a weighted graph")
+        partitioned = isinstance(graph, PartitionedGraph)
+        # several ranks: candidates for other blocks' vertices are reduced per vertex and sent to their owners
+        self._comm = graph.comm if partitioned and graph.comm.size > 1 else None
+        n = graph.num_local if partitioned else graph.num_vertices
+        self._first_vertex = graph.first_vertex if partitioned else 0
+        self._num_local = n
+        self._total_edges = self._global(graph.num_edges, "sum")
         if delta is None:
-            delta = delta_for(int(cupy.diff(graph.offsets).max()) if graph.num_vertices else 0, delta_scale)
+            delta = delta_for(self._global(int(cupy.diff(graph.offsets).max()) if n else 0, "max"), delta_scale)
         if not delta > 0:
             raise ValueError(f"delta must be positive, got {delta}")
         self.graph = graph
         self.delta = np.float32(delta)
         self.pull_ratio = pull_ratio
         self.tail_edges = tail_edges
-        n = graph.num_vertices
         # the vertices a search reads, [0, filled): a degree-ordered graph puts those without edges last
-        self._filled_vertices = filled_vertices(graph)
+        self._filled_vertices = n if partitioned else filled_vertices(graph)
         sort_rows_by_weight(graph)
         self._light_end = cupy.empty(n, dtype=np.int64)
         light_ends = _kernel("find_light_ends")
@@ -235,6 +244,7 @@ class DeltaSteppingSSSP:
         self._member_stamp = cupy.full(n, -1, dtype=np.int32)
         self._prefix_sums = PrefixSums(n, graph.num_edges)
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
+        self._requests = OwnerRequests(self._comm, graph.blocks, np.uint64, UNSENT) if self._comm else None
         self._frontier_id = 0
         self._bucket_id = 0
         self.record_trace = trace
@@ -248,7 +258,8 @@ class DeltaSteppingSSSP:
         filled = self._filled_vertices
         start = _kernel("start_search")
         start((runtime.persistent_blocks(start, THREADS, filled),), (THREADS,),
-              (i32(root), runtime.pointer_or_null(self.graph.new_label), i64(filled), self._state))
+              (i32(root), runtime.pointer_or_null(getattr(self.graph, "new_label", None)), i64(self._first_vertex),
+               i64(self._num_local), i64(filled), self._state))
         self._counts = dict.fromkeys(_TRACE_COUNTS, 0)
         timer = runtime.PhaseTimer(self.record_trace)
         low, tail, settled_edges = np.float32(0), False, 0
@@ -262,13 +273,13 @@ class DeltaSteppingSSSP:
                 low = np.uint32(_ALL_ONES - counts[BEYOND]).view(np.float32)
                 continue
             self._counts["buckets"] += 1
-            tail = settled_edges >= self.tail_edges * self.graph.num_edges  # from the next bucket on
+            tail = settled_edges >= self.tail_edges * self._total_edges  # from the next bucket on
             timer.start("tail_seconds" if high == INFINITY else "light_seconds")
             counts = self._light_phase(counts, high)
             if high == INFINITY:
                 break
-            settled_edges += counts[MEMBERS_EDGES]
-            self._heavy_phase(counts, low, high, self.graph.num_edges - settled_edges, timer)
+            settled_edges += self._global(counts[MEMBERS_EDGES], "sum")
+            self._heavy_phase(counts, low, high, self._total_edges - settled_edges, timer)
             low = high
         self.summary = {**self._counts, **timer.totals()}
         return self._result(root)
@@ -283,7 +294,8 @@ class DeltaSteppingSSSP:
         return self._row_end if high == INFINITY else self._light_end
 
     def _collect(self, low, high):
-        """Start the bucket [low, high): its vertices become the frontier and the members. Host counts."""
+        """Start the bucket [low, high): its vertices become the frontier and the members. The rank's counts,
+        but for whether a frontier or members exist and the least distance past the bucket: every rank's."""
         filled = self._filled_vertices
         self._bucket_id += 1
         self._counters.reset()
@@ -291,27 +303,45 @@ class DeltaSteppingSSSP:
         collect((runtime.persistent_blocks(collect, THREADS, filled),), (THREADS,),
                 (i64(filled), self._state, low, high, i32(self._bucket_id), self.graph.offsets,
                  self._frontier_end(high), self._queue, self._members, self._member_stamp, self._counters.device))
+        counts = self._read()
+        if self._comm:
+            counts[FRONTIER_SIZE], counts[MEMBERS_SIZE] = self._global(counts[FRONTIER_SIZE], "sum"), \
+                self._global(counts[MEMBERS_SIZE], "sum")
+            counts[BEYOND] = self._global(counts[BEYOND], "max")
+        return counts
+
+    def _read(self):
         return [int(c) for c in self._counters.read()]
 
+    def _global(self, value, op):
+        """``value`` (an int) summed or maximised over the ranks."""
+        return int(self._comm.allreduce(value, op)) if self._comm else value
+
     def _light_phase(self, counts, high):
-        """Relax the frontier until it is empty: the bucket's distances are final. The last host counts."""
+        """Relax the frontier until it is empty on every rank: the bucket's distances are final. The rank's
+        last counts."""
         iterations = "tail_iterations" if high == INFINITY else "light_iterations"
-        size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
-        while size:
+        size, edges = self._local_frontier()
+        while self._global(size, "sum") if self._comm else size:
             self._counts["relaxed_edges"] += edges
             self._counts[iterations] += 1
             self._counters.reset(MEMBERS_SIZE)  # frontier counts only: the members' accumulate over the bucket
             self._relax(self._queue, size, edges, self._frontier_end(high), high, self._next_queue)
             self._queue, self._next_queue = self._next_queue, self._queue
-            counts = [int(c) for c in self._counters.read()]
+            counts = self._read()
             size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
-        return counts
+        return [int(c) for c in self._counters.host]
+
+    def _local_frontier(self):
+        """The rank's frontier size and edges, from the counters read last."""
+        return int(self._counters.host[FRONTIER_SIZE]), int(self._counters.host[FRONTIER_EDGES])
 
     def _heavy_phase(self, counts, low, high, unsettled_edges, timer):
-        """Relax the edges that land past the bucket: pushed from the members or pulled, whichever reads less."""
+        """Relax the edges that land past the bucket: pushed from the members or pulled, whichever reads less.
+        A pull reads the states of neighbours: on one rank only."""
         filled = self._filled_vertices
-        members_edges = counts[MEMBERS_EDGES]
-        if members_edges > self.pull_ratio * (unsettled_edges + filled):
+        members_edges = int(self._counters.host[MEMBERS_EDGES])
+        if not self._comm and members_edges > self.pull_ratio * (unsettled_edges + filled):
             timer.start("pull_seconds")
             self._counts["pulls"] += 1
             graph = self.graph
@@ -321,33 +351,47 @@ class DeltaSteppingSSSP:
         else:
             timer.start("push_seconds")
             self._counts["relaxed_edges"] += members_edges
-            self._relax(self._members, counts[MEMBERS_SIZE], members_edges, self._row_end, high, None)
+            self._relax(self._members, int(self._counters.host[MEMBERS_SIZE]), members_edges, self._row_end, high,
+                        None)
 
     def _relax(self, queue, size, edges, row_end, high, next_queue):
-        """Relax the edges [offsets[v], row_end[v]) of the queue's vertices (``edges`` of them).
+        """Relax the edges [offsets[v], row_end[v]) of the queue's vertices (``edges`` of them); on several ranks,
+        then send the candidates for other blocks' vertices to their owners, who offer them to their states.
 
         With a ``next_queue``, the light phase (its frontier edges are the rows); without, the heavy phase.
         """
-        if not edges:
-            return
         graph = self.graph
+        requests = self._requests
+        if not edges and requests is None:
+            return
         self._frontier_id += 1
         heavy = next_queue is None
-        edge_end, tile_first = self._prefix_sums.of_edge_counts(queue, size, graph.offsets, row_end, edges)
-        _kernel("relax_edges")(
-            (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
-            (queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, graph.neighbors, graph.weights,
-             self.delta, high, i32(heavy), i32(self._frontier_id), i32(self._bucket_id), graph.offsets,
-             self._frontier_end(high), self._state, self._frontier_stamp, self._member_stamp,
-             self._queue if heavy else next_queue, self._members, self._counters.device))
+        common = (self.delta, high, i32(heavy), i32(self._frontier_id), i32(self._bucket_id), graph.offsets,
+                  self._frontier_end(high), self._state, self._frontier_stamp, self._member_stamp,
+                  self._queue if heavy else next_queue, self._members, self._counters.device)
+        if edges:
+            edge_end, tile_first = self._prefix_sums.of_edge_counts(queue, size, graph.offsets, row_end, edges)
+            _kernel("relax_edges")(
+                (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
+                (queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, graph.neighbors, graph.weights,
+                 *common, i64(self._first_vertex), i64(self._num_local),
+                 runtime.NULL if requests is None else requests.staging,
+                 runtime.NULL if requests is None else requests.touched))
+        if requests is not None:
+            vertices, words = requests.exchange()
+            if vertices.shape[0]:
+                offer = _kernel("offer_requests")
+                offer((runtime.persistent_blocks(offer, THREADS, vertices.shape[0]),), (THREADS,),
+                      (vertices, words, i32(vertices.shape[0]), i64(self._first_vertex), *common[2:]))
 
     def _result(self, root):
-        n = self.graph.num_vertices
+        n = self._num_local
         parents = cupy.empty(n, dtype=np.int32)
         distances = cupy.empty(n, dtype=np.float32)
         split = _kernel("split_state")
         graph = self.graph
         split((runtime.persistent_blocks(split, THREADS, n),), (THREADS,),
-              (i64(n), i64(self._filled_vertices), i32(root), self._state, *(runtime.pointer_or_null(table)
-                                      for table in (graph.order, graph.new_label)), parents, distances))
+              (i64(n), i64(self._filled_vertices), i32(root), self._state,
+               *(runtime.pointer_or_null(getattr(graph, table, None)) for table in ("order", "new_label")), parents,
+               distances))
         return parents, distances
