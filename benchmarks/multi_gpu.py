@@ -1,41 +1,52 @@
-"""Per-level time of the multi-GPU BFS, split into compute and communication, and each search's time.
+"""Weak and strong scaling of the multi-GPU kernels against one GPU, each level's compute and exchange.
 
-    mpiexec -n G python benchmarks/multi_gpu.py [--scale 24] [--roots 8] [--edgefactor 16] [--deltas D1 D2 ...]
+    python benchmarks/multi_gpu.py [--gpus 2] [--scale 26] [--roots 16] [--edgefactor 16]
+                                   [--mpiexec "mpiexec"] [--json PATH]
 
-Each rank takes a GPU (`graph500.kernels.gpu.distributed_backend`), generates
-its slice of the reference graph and builds its rows as ``graph500 run
---backend gpu`` does, then runs the BFS (``trace`` on) and the SSSP from the
-first ``--roots`` search keys, untimed by the harness and unvalidated (the
-run validates; this measures). Printed by rank 0, per BFS level (medians
-over the roots): the direction, the frontier, the level's seconds, and of
-those the compute (the rank's kernels) and the exchange (the found-bitmap
-alltoallv of a top-down level, the frontier allgather, the visited update),
-from CUDA events on rank 0's stream: an exchange also waits for the slowest
-rank. Then each search's median seconds (BFS with the trace's events, SSSP
-without, for each of ``--deltas``: the default bucket width and the
-others, as the SSSP's rounds, each with its host round trips, fall as delta
-grows and its relaxations rise), and ``--roots`` of each. With G = 1 the
-exchanges are copies.
+In one lease, three measurements, each a process group started with
+``MPIEXEC -n P python benchmarks/multi_gpu.py --measure ...``: one GPU at
+SCALE S (the one-GPU backend and its default kernels, as ``graph500 run
+--backend gpu`` runs them), G GPUs at S (strong scaling) and G GPUs at
+S + log2 G (weak scaling; the multi-GPU backend and kernels, as ``mpiexec -n
+G graph500 run --backend gpu``). Each generates the reference graph, builds
+it (kernel 1, timed from a barrier to the slowest rank), then searches from
+the first ``--roots`` search keys: every BFS and SSSP search timed untraced
+(from a barrier until every GPU is done), then once more traced. The
+searches are not validated (``graph500 run`` validates; this measures).
+
+Printed: the weak and the strong table (harmonic-mean TEPS over the keys,
+taking every search as covering the M = edgefactor * 2^SCALE input edges, so
+the ratios compare like with like; kernel 1's seconds), each multi-GPU row
+with its ratio to the one-GPU row (weak: TEPS ratio, 1.0 = no gain; the
+ideal is G). Then, per multi-GPU run, the BFS levels (medians over the keys
+that reach them) with their compute and exchange milliseconds from CUDA
+events on rank 0's stream (an exchange also waits for the slowest rank),
+the SSSP phases of the last key's search, and a plain NCCL allgather of one
+frontier bitmap (N / 8 bytes) for comparison with a level's exchange.
 """
 
 import argparse
+import json
+import math
+import os
+import pathlib
+import shlex
+import subprocess
+import sys
+import tempfile
 import time
 from collections import defaultdict
 
 import numpy as np
 from tabulate import tabulate
 
-from graph500.comm import world
-from graph500.distributed import set_threads_per_rank
-from graph500.generators.roots import search_keys
-from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
-from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
-from graph500.kernels.gpu.runtime import cupy
-from graph500.kernels.gpu.sssp_distributed import DistributedDeltaSteppingSSSP
+REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
 
 
 def timed_search(comm, search, root):
     """Seconds of one collective search, from a barrier until every rank's GPU is done."""
+    from graph500.kernels.gpu.runtime import cupy
+
     comm.barrier()
     start = time.perf_counter()
     search(root)
@@ -44,50 +55,147 @@ def timed_search(comm, search, root):
     return comm.allreduce(time.perf_counter() - start, "max")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=int, default=24)
-    parser.add_argument("--edgefactor", type=int, default=16)
-    parser.add_argument("--roots", type=int, default=8)
-    parser.add_argument("--deltas", type=float, nargs="*", default=[], help="SSSP bucket widths besides the default")
-    args = parser.parse_args()
+def allgather_seconds(comm, num_vertices):
+    """Median seconds of a plain NCCL allgather of an N-bit bitmap (each rank its block), rank 0's events."""
+    from graph500.kernels.gpu.runtime import cupy
+
+    counts = np.full(comm.size, -(-num_vertices // 32 // comm.size), dtype=np.int64)
+    gathered = comm.gathered_array(counts, np.uint32)
+    seconds = []
+    for _ in range(10):
+        comm.barrier()
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        gathered.publish()
+        end.record()
+        end.synchronize()
+        seconds.append(cupy.cuda.get_elapsed_time(start, end) / 1e3)
+    return float(np.median(seconds[2:]))
+
+
+def measure(args):
+    """One measurement on this process group's ranks; rank 0 writes its numbers to ``args.measure``."""
+    os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+    from graph500.comm import slowest, world
+    from graph500.distributed import set_threads_per_rank
+    from graph500.generators.roots import search_keys
+    from graph500.kernels.gpu.backend import Backend
+    from graph500.kernels.gpu.bfs import DirectionOptimizingBFS
+    from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
+    from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
+    from graph500.kernels.gpu.sssp import DeltaSteppingSSSP
+    from graph500.kernels.gpu.sssp_distributed import DistributedDeltaSteppingSSSP
+
     comm = world()
-    set_threads_per_rank(comm)
-    backend = DistributedGPUBackend(comm)
+    several = comm.size > 1
+    if several:
+        set_threads_per_rank(comm)
+        backend = DistributedGPUBackend(comm)
+        bfs_class, sssp_class = DistributedDirectionOptimizingBFS, DistributedDeltaSteppingSSSP
+    else:
+        backend = Backend()
+        bfs_class, sssp_class = DirectionOptimizingBFS, DeltaSteppingSSSP
     num_vertices = 1 << args.scale
     src, dst, weights = backend.generate(args.scale, args.edgefactor, 2, 3)
-    graph = backend.build(src, dst, num_vertices, weights)
+    graph, build_seconds = slowest(comm, lambda: backend.build(src, dst, num_vertices, weights))
     roots, _ = search_keys(args.scale, 2, 3, backend.incident_vertices(src, dst, num_vertices), args.roots)
     del src, dst, weights
-    bfs = DistributedDirectionOptimizingBFS(graph, trace=True)
-    sssp_kernels = [DistributedDeltaSteppingSSSP(graph)] + [DistributedDeltaSteppingSSSP(graph, delta=delta)
-                                                            for delta in args.deltas]
+    bfs = bfs_class(graph)
+    sssp = sssp_class(graph)
+    seconds = defaultdict(list)
     levels = defaultdict(list)
-    bfs_seconds, sssp_seconds = [], defaultdict(list)
     for root in map(int, roots):
-        bfs_seconds.append(timed_search(comm, bfs.search, root))
+        for name, kernel in (("bfs", bfs), ("sssp", sssp)):
+            kernel.record_trace = False
+            seconds[name].append(timed_search(comm, kernel.search, root))
+        bfs.record_trace = True
+        bfs.search(root)
         for depth, level in enumerate(bfs.trace):
             levels[depth].append(level)
-        for sssp in sssp_kernels:
-            sssp_seconds[sssp.delta].append(timed_search(comm, sssp.search, root))
+    sssp.record_trace = True
+    sssp.search(int(roots[-1]))
+    exchange = allgather_seconds(backend.device_comm, num_vertices) if several else None
     if comm.rank != 0:
         return
+    edges = args.edgefactor << args.scale
+    record = {
+        "gpus": comm.size, "scale": args.scale, "roots": len(roots), "kernel_1_seconds": build_seconds,
+        **{f"{name}_teps": len(times) / sum(time_ / edges for time_ in times) for name, times in seconds.items()},
+        **{f"{name}_median_ms": 1e3 * float(np.median(times)) for name, times in seconds.items()},
+        "levels": [[depth, "/".join(sorted({entry["direction"] for entry in entries})), len(entries),
+                    float(np.median([entry["frontier"] for entry in entries])),
+                    *(1e3 * float(np.median([entry.get(key, 0.0) for entry in entries]))
+                      for key in ("seconds", "compute_seconds", "exchange_seconds"))]
+                   for depth, entries in sorted(levels.items())],
+        "sssp_phases": {key: value for key, value in sssp.summary.items()},
+        "bitmap_allgather_ms": None if exchange is None else 1e3 * exchange,
+    }
+    pathlib.Path(args.measure).write_text(json.dumps(record))
+
+
+def run_measurement(args, gpus, scale, folder):
+    """Start one measurement's process group and return its record (or an error line)."""
+    path = pathlib.Path(folder) / f"g{gpus}-s{scale}.json"
+    command = shlex.split(args.mpiexec) + ["-n", str(gpus), sys.executable, str(pathlib.Path(__file__).resolve()),
+                                           "--measure", str(path), "--scale", str(scale), "--roots",
+                                           str(args.roots), "--edgefactor", str(args.edgefactor)]
+    environment = {**os.environ, "NCCL_NVLS_ENABLE": "0",
+                   "PYTHONPATH": os.pathsep.join(filter(None, [str(REPOSITORY), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=args.timeout)
+    if result.returncode != 0 or not path.exists():
+        lines = (result.stderr or result.stdout).strip().splitlines()
+        return {"gpus": gpus, "scale": scale, "error": lines[-1] if lines else f"exit {result.returncode}"}
+    return json.loads(path.read_text())
+
+
+def scaling_rows(records, base):
     rows = []
-    for depth in sorted(levels):
-        entries = levels[depth]
-        directions = sorted({entry["direction"] for entry in entries})
-        rows.append([depth, "/".join(directions), len(entries), np.median([entry["frontier"] for entry in entries]),
-                     *(1e3 * np.median([entry.get(key, 0.0) for entry in entries])
-                       for key in ("seconds", "compute_seconds", "exchange_seconds"))])
-    print(f"SCALE {args.scale}, {comm.size} GPU rank(s), {len(roots)} roots; BFS levels (medians over the roots "
-          f"that reach them), rank 0's stream:")
-    print(tabulate(rows, headers=["level", "direction", "roots", "frontier", "ms", "compute ms", "exchange ms"],
-                   floatfmt=".3f"))
-    print(f"BFS search: median {1e3 * np.median(bfs_seconds):.2f} ms (traced)")
-    for sssp in sssp_kernels:
-        summary = ", ".join(f"{key} {value}" for key, value in sssp.summary.items())
-        print(f"SSSP search, delta {sssp.delta:.4g}: median {1e3 * np.median(sssp_seconds[sssp.delta]):.2f} ms "
-              f"(last root: {summary})")
+    for record in records:
+        if "error" in record:
+            rows.append([record["gpus"], record["scale"], record["error"]] + [""] * 5)
+            continue
+        ratio = (lambda key: record[key] / base[key]) if "error" not in base else (lambda key: math.nan)
+        rows.append([record["gpus"], record["scale"], f"{record['bfs_teps']:.3g}", f"{ratio('bfs_teps'):.2f}",
+                     f"{record['sssp_teps']:.3g}", f"{ratio('sssp_teps'):.2f}", f"{record['kernel_1_seconds']:.2f}",
+                     f"{record['kernel_1_seconds'] / base['kernel_1_seconds']:.2f}" if "error" not in base else ""])
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gpus", type=int, default=2, help="GPUs of the multi-GPU runs (a power of two)")
+    parser.add_argument("--scale", type=int, default=26, help="the one-GPU and strong-scaling SCALE")
+    parser.add_argument("--edgefactor", type=int, default=16)
+    parser.add_argument("--roots", type=int, default=16)
+    parser.add_argument("--mpiexec", default="mpiexec", help='launcher command (default "mpiexec")')
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per measurement")
+    parser.add_argument("--json", metavar="PATH", help="write the records as JSON")
+    parser.add_argument("--measure", metavar="PATH", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        return measure(args)
+    weak_scale = args.scale + int(math.log2(args.gpus))
+    with tempfile.TemporaryDirectory() as folder:
+        one, strong, weak = (run_measurement(args, gpus, scale, folder)
+                             for gpus, scale in ((1, args.scale), (args.gpus, args.scale), (args.gpus, weak_scale)))
+    headers = ["GPUs", "SCALE", "BFS TEPS", "x 1 GPU", "SSSP TEPS", "x 1 GPU", "kernel 1 s", "x 1 GPU"]
+    print(f"Weak scaling ({args.roots} keys; TEPS over M input edges; ideal ratio {args.gpus}):")
+    print(tabulate(scaling_rows([one, weak], one), headers=headers, disable_numparse=True))
+    print(f"\nStrong scaling at SCALE {args.scale}:")
+    print(tabulate(scaling_rows([one, strong], one), headers=headers, disable_numparse=True))
+    for record in (strong, weak):
+        if "error" in record:
+            continue
+        print(f"\n{record['gpus']} GPUs, SCALE {record['scale']}: BFS {record['bfs_median_ms']:.2f} ms, SSSP "
+              f"{record['sssp_median_ms']:.2f} ms a search (medians); a plain NCCL allgather of the frontier bitmap "
+              f"{record['bitmap_allgather_ms']:.3f} ms")
+        print(tabulate(record["levels"], headers=["level", "direction", "keys", "frontier", "ms", "compute ms",
+                                                  "exchange ms"], floatfmt=".3f"))
+        print("SSSP phases (last key): " + ", ".join(
+            f"{key} {1e3 * value:.2f} ms" if key.endswith("seconds") else f"{key} {value}"
+            for key, value in record["sssp_phases"].items()))
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps([one, strong, weak], indent=1))
 
 
 if __name__ == "__main__":

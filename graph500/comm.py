@@ -333,6 +333,8 @@ class NCCLCommunicator:
         if receive_counts is None:
             _, receive_counts = self.host.alltoallv((), send_counts)  # the counts alone, through MPI
         receive_counts = np.asarray(receive_counts, dtype=np.int64)
+        if not arrays:
+            return (), receive_counts
         send_displacements = _displacements(send_counts)
         total = int(receive_counts.sum())
         sends = [self._cupy.ascontiguousarray(array) for array in arrays]

@@ -6,8 +6,9 @@ script imports kernel internals, and one at SCALE 10 once read before the
 start of the edge list). Scripts for several ranks run on 2 (skipped
 without mpi4py or a launcher), GPU scripts are marked ``gpu`` (skipped
 without a device; not here: ``gpu_profile.py``, which needs Nsight Compute,
-and ``multi_gpu.py``, which needs two GPUs), and the GAPBS comparison without
-GAPBS must say how to build it, in a few lines, and fail.
+and ``multi_gpu.py``, which needs two GPUs: ``test_multi_gpu.py`` runs it),
+and the GAPBS comparison without GAPBS must say how to build it, in a few
+lines, and fail.
 """
 
 import subprocess

@@ -218,9 +218,9 @@ def test_buckets_of_known_row_degrees_share_the_keys_and_others_share_the_rows(m
     row_degrees = cupy.asarray([500, 100, 100, 100, 100, 50, 25, 25, 0, 0], dtype=np.uint32)  # 1000 keys: 4 buckets
     # Equal shares end at 250, 500, 750 keys: after row 0 (500 keys, one row) twice (an empty bucket between),
     # and after row 3 (800).
-    assert gpu_build._bucket_bounds(500, 10, row_degrees).get().tolist() == [0, 1, 1, 4, 10]
-    assert gpu_build._bucket_bounds(500, 10).get().tolist() == [0, 2, 5, 7, 10]
-    assert gpu_build._bucket_bounds(100, 10, row_degrees).get().tolist() == [0, 10]  # one bucket
+    assert gpu_build._bucket_bounds(1000, 10, row_degrees).get().tolist() == [0, 1, 1, 4, 10]
+    assert gpu_build._bucket_bounds(1000, 10).get().tolist() == [0, 2, 5, 7, 10]
+    assert gpu_build._bucket_bounds(200, 10, row_degrees).get().tolist() == [0, 10]  # one bucket
 
 
 def test_gpu_builder_keeps_minimum_weight_of_duplicates():
@@ -239,9 +239,53 @@ def test_gpu_build_rows_of_a_block_equal_the_cpu_builders(graph, part):
     n = graph.num_vertices
     first, end = n * index // parts, n * (index + 1) // parts
     expected = cpu_build_rows(graph.src, graph.dst, n, graph.weights, first, end - first)
-    actual = gpu_build.build_rows(graph.src, graph.dst, n, graph.weights, first, end - first)
+    actual = gpu_build.build_rows(graph.src, graph.dst, n, graph.weights, first, end - first)[:3]
     for expected_array, actual_array in zip(expected, actual):
         np.testing.assert_array_equal(cupy.asnumpy(actual_array), expected_array)
+
+
+class _GatheredTables:
+    """A stand-in for the ranks' communicator of one rank's degree-ordered build_rows: its two allgathers return
+    the whole tables (order, then new_label), made block by block beforehand."""
+
+    def __init__(self, tables):
+        self._tables = list(tables)
+
+    def allgather(self, part):
+        return self._tables.pop(0)
+
+
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+def test_gpu_build_rows_degree_ordered_within_blocks(graph):
+    """Multi-GPU kernel 1's ordering: each block's vertices by decreasing tuple count, numbered from the block's
+    first label (owners unchanged); every row is the input graph's row of the vertex under the new labels, with
+    its weights, sorted by new label."""
+    n = graph.num_vertices
+    bounds = [0, n // 2 // 64 * 64, n] if n >= 128 else [0, n]  # blocks of whole 64-vertex words
+    src, dst = cupy.asarray(graph.src), cupy.asarray(graph.dst)
+    parts = [gpu_build._degree_order(src, dst, n, gpu_build._LABEL_TYPES[src.dtype], first, end - first)[:2]
+             for first, end in zip(bounds, bounds[1:])]
+    order, new_label = (cupy.concatenate([part[k] for part in parts]) for k in (0, 1))
+    assert sorted(cupy.asnumpy(order).tolist()) == list(range(n))
+    np.testing.assert_array_equal(cupy.asnumpy(new_label[order]), np.arange(n))
+    expected = cpu_build_csr(graph.src, graph.dst, n, graph.weights)
+    counts = np.bincount(np.concatenate([graph.src[graph.src != graph.dst], graph.dst[graph.src != graph.dst]]),
+                         minlength=n)
+    host_order = cupy.asnumpy(order)
+    for first, end in zip(bounds, bounds[1:]):
+        assert ((host_order[first:end] >= first) & (host_order[first:end] < end)).all()  # owners unchanged
+        assert (np.diff(counts[host_order[first:end]]) <= 0).all()
+        offsets, neighbors, weights, _, _ = (cupy.asnumpy(array) if array is not None else None for array in
+                                             gpu_build.build_rows(graph.src, graph.dst, n, graph.weights, first,
+                                                                  end - first, degree_ordered=True,
+                                                                  comm=_GatheredTables([order, new_label])))
+        for row in range(end - first):
+            entries = slice(offsets[row], offsets[row + 1])
+            assert (np.diff(neighbors[entries]) > 0).all()
+            vertex = host_order[first + row]
+            wanted = slice(expected.offsets[vertex], expected.offsets[vertex + 1])
+            got = sorted(zip(host_order[neighbors[entries]].tolist(), weights[entries].tolist()))
+            assert got == sorted(zip(expected.neighbors[wanted].tolist(), expected.weights[wanted].tolist()))
 
 
 @pytest.mark.parametrize("weights, message", [
@@ -328,16 +372,27 @@ DISTRIBUTED_BFS_VARIANTS = {"default": {}, "top-down": {"gamma": 1e-12},
                             "bottom-up": {"alpha": 1e12, "beta": 1e12, "gamma": 0}}
 
 
-@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
-@pytest.mark.parametrize("variant", DISTRIBUTED_BFS_VARIANTS)
-def test_distributed_gpu_bfs_on_one_rank_validates(variant, graph):
-    """The multi-GPU kernel on a whole graph with a one-rank communicator: every exchange is a copy."""
+def one_rank_graph(graph, ordering, weighted=False):
+    """A whole graph on the device as a one-rank multi-GPU kernel takes it: under the input's labels, or degree
+    ordered (its labels renumbered, as the ranks' kernel 1 renumbers each block)."""
     from graph500.comm import SelfCommunicator
-    from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
     from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
 
-    part = DistributedGPUBackend(SelfCommunicator()).from_host_csr(
-        cpu_build_csr(graph.src, graph.dst, graph.num_vertices))
+    weights = graph.weights if weighted else None
+    if ordering == "degree":
+        return gpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights, degree_ordered=True)
+    return DistributedGPUBackend(SelfCommunicator()).from_host_csr(
+        cpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights))
+
+
+@pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+@pytest.mark.parametrize("ordering", ["input", "degree"])
+@pytest.mark.parametrize("variant", DISTRIBUTED_BFS_VARIANTS)
+def test_distributed_gpu_bfs_on_one_rank_validates(variant, ordering, graph):
+    """The multi-GPU kernel on a whole graph with a one-rank communicator: no vertex is another rank's."""
+    from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
+
+    part = one_rank_graph(graph, ordering)
     kernel = DistributedDirectionOptimizingBFS(part, trace=True, **DISTRIBUTED_BFS_VARIANTS[variant])
     run_and_validate(kernel, graph, *validation_graphs(graph))
     if variant != "default" and kernel.trace:
@@ -350,15 +405,13 @@ def test_distributed_gpu_bfs_on_one_rank_validates(variant, graph):
 
 
 @pytest.mark.parametrize("graph", GRAPHS, ids=repr)
+@pytest.mark.parametrize("ordering", ["input", "degree"])
 @pytest.mark.parametrize("delta", [None, 0.01, 1.0], ids=["default-delta", "narrow", "one-bucket"])
-def test_distributed_gpu_sssp_on_one_rank_validates(delta, graph):
+def test_distributed_gpu_sssp_on_one_rank_validates(delta, ordering, graph):
     """The multi-GPU delta-stepping on a whole graph with a one-rank communicator."""
-    from graph500.comm import SelfCommunicator
-    from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
     from graph500.kernels.gpu.sssp_distributed import DistributedDeltaSteppingSSSP
 
-    part = DistributedGPUBackend(SelfCommunicator()).from_host_csr(
-        cpu_build_csr(graph.src, graph.dst, graph.num_vertices, graph.weights))
+    part = one_rank_graph(graph, ordering, weighted=True)
     kernel = DistributedDeltaSteppingSSSP(part, delta=delta)
     device_vg = ValidationGraph.from_edges(cupy.asarray(graph.src), cupy.asarray(graph.dst), graph.num_vertices,
                                            cupy.asarray(graph.weights))
@@ -423,7 +476,7 @@ def test_strongest_neighbours_of_a_block_by_every_vertex_degree(graph):
     whole = gpu_build_csr(graph.src, graph.dst, n)
     degrees = cupy.diff(whole.offsets).astype(np.uint32)
     first = n // 2
-    offsets, neighbors, _ = gpu_build.build_rows(graph.src, graph.dst, n, None, first, n - first)
+    offsets, neighbors, *_ = gpu_build.build_rows(graph.src, graph.dst, n, None, first, n - first)
     np.testing.assert_array_equal(cupy.asnumpy(gpu_bfs.strongest_neighbours(offsets, neighbors, degrees)),
                                   cupy.asnumpy(gpu_bfs.strongest_neighbours(whole.offsets, whole.neighbors))[first:])
 

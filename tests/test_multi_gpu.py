@@ -138,3 +138,23 @@ def test_a_fault_planted_on_the_second_gpu_is_caught(tmp_path):
     result = run_ranks(2, str(script), timeout=600, threads=4)
     assert result.returncode == 1, result.stderr[-3000:]
     assert result.stderr.count("tree-edge-level") == 1, result.stderr
+
+
+def test_multi_gpu_benchmark_prints_both_tables(tmp_path):
+    """benchmarks/multi_gpu.py on two GPUs at a small SCALE: one GPU, two at SCALE and at SCALE + 1, no failed
+    measurement, every level's compute and exchange."""
+    import subprocess
+    import sys
+
+    from support import MPIEXEC, REPOSITORY, program_environment
+
+    record_path = tmp_path / "scaling.json"
+    result = subprocess.run([sys.executable, "benchmarks/multi_gpu.py", "--gpus", "2", "--scale", "12", "--roots",
+                             "2", "--mpiexec", MPIEXEC, "--json", str(record_path)], capture_output=True, text=True,
+                            timeout=600, env=program_environment(4), cwd=REPOSITORY)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Weak scaling" in result.stdout and "Strong scaling at SCALE 12" in result.stdout
+    records = json.loads(record_path.read_text())
+    assert [(record["gpus"], record["scale"]) for record in records] == [(1, 12), (2, 12), (2, 13)]
+    assert all("error" not in record and record["bfs_teps"] > 0 and record["sssp_teps"] > 0 for record in records)
+    assert all(level[5] > 0 for level in records[1]["levels"])  # compute milliseconds of every level

@@ -86,7 +86,10 @@ class PartitionedGraph:
     per neighbour with the minimum weight, sorted (by weight, in place, once
     ``rows_by_weight`` says a kernel's set-up has sorted them so). ``comm`` is
     the run's communicator (`graph500.comm`); with one rank the part is the
-    whole graph.
+    whole graph. ``order`` and ``new_label`` (or None: the input's labels):
+    the whole graph's label tables, as `CSRGraph`'s, of a graph whose blocks
+    are each numbered by decreasing degree (the multi-GPU kernel 1: a label
+    stays in its block, so its owner is the same under either labelling).
     """
 
     num_vertices: int
@@ -97,6 +100,8 @@ class PartitionedGraph:
     comm: Any
     blocks: Any
     rows_by_weight: bool = False
+    order: Any = None
+    new_label: Any = None
 
     @property
     def num_local(self):
@@ -117,4 +122,5 @@ def whole_graph_part(graph, xp=np):
 
     return PartitionedGraph(graph.num_vertices, 0, graph.offsets, graph.neighbors, graph.weights,
                             SelfCommunicator(xp=xp), VertexBlocks(graph.num_vertices, 1),
-                            getattr(graph, "rows_by_weight", False))
+                            getattr(graph, "rows_by_weight", False), getattr(graph, "order", None),
+                            getattr(graph, "new_label", None))

@@ -386,27 +386,35 @@ bitmap_to_queue(const u32* __restrict__ bitmap, int num_words, const u64* __rest
 // REMAP_VERTICES consecutive vertices, so that their independent loads are in flight together.
 #define REMAP_VERTICES 4
 
-__device__ __forceinline__ int input_parent(int x, i64 filled_vertices, int root, const int* __restrict__ order,
-                                            const u32* __restrict__ visited, const int* __restrict__ parent) {
-    const int p = x < filled_vertices ? (test_bit(visited, x) ? parent[x] : -1) : (x == root ? root : -1);
+__device__ __forceinline__ int input_parent(int x, i64 filled_vertices, int root, i64 first_vertex,
+                                            const int* __restrict__ order, const u32* __restrict__ visited,
+                                            const int* __restrict__ parent) {
+    const int p = x < filled_vertices ? (test_bit(visited, x) ? parent[x] : -1)
+                                      : (x == root ? (int)(root + first_vertex) : -1);
     return p >= 0 ? order[p] : -1;
 }
 
+// On several GPUs the rank's block, [first_vertex, first_vertex + num_vertices): the vertices,
+// parents and visited bits are local (x = new_label[first_vertex + v] - first_vertex), the
+// parents and order global.
 extern "C" __global__ void __launch_bounds__(THREADS)
-parents_to_input_labels(i64 num_vertices, i64 filled_vertices, int input_root, const int* __restrict__ order,
-                        const int* __restrict__ new_label, const u32* __restrict__ visited,
-                        const int* __restrict__ parent, int* __restrict__ original) {
-    const int root = new_label[input_root];
+parents_to_input_labels(i64 num_vertices, i64 filled_vertices, int input_root, i64 first_vertex,
+                        const int* __restrict__ order, const int* __restrict__ new_label,
+                        const u32* __restrict__ visited, const int* __restrict__ parent, int* __restrict__ original) {
+    const int root = (int)(new_label[input_root] - first_vertex);
+    const int* __restrict__ block_label = new_label + first_vertex;  // first_vertex: a multiple of 64
+    const int shift = (int)first_vertex;
     const i64 first = (blockIdx.x * (i64)THREADS + threadIdx.x) * REMAP_VERTICES;
     if (first + REMAP_VERTICES <= num_vertices) {
-        const int4 x = *reinterpret_cast<const int4*>(&new_label[first]);
+        const int4 x = *reinterpret_cast<const int4*>(&block_label[first]);
         *reinterpret_cast<int4*>(&original[first]) =
-            make_int4(input_parent(x.x, filled_vertices, root, order, visited, parent),
-                      input_parent(x.y, filled_vertices, root, order, visited, parent),
-                      input_parent(x.z, filled_vertices, root, order, visited, parent),
-                      input_parent(x.w, filled_vertices, root, order, visited, parent));
+            make_int4(input_parent(x.x - shift, filled_vertices, root, first_vertex, order, visited, parent),
+                      input_parent(x.y - shift, filled_vertices, root, first_vertex, order, visited, parent),
+                      input_parent(x.z - shift, filled_vertices, root, first_vertex, order, visited, parent),
+                      input_parent(x.w - shift, filled_vertices, root, first_vertex, order, visited, parent));
     } else {
         for (i64 v = first; v < num_vertices; ++v)
-            original[v] = input_parent(new_label[v], filled_vertices, root, order, visited, parent);
+            original[v] = input_parent(block_label[v] - shift, filled_vertices, root, first_vertex, order, visited,
+                                       parent);
     }
 }

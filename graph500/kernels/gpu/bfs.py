@@ -301,7 +301,7 @@ class LevelSynchronousBFS:
         original = cupy.empty(n, dtype=np.int32)
         _kernel("parents_to_input_labels")(
             (runtime.blocks_for(n, THREADS * REMAP_VERTICES),), (THREADS,),
-            (i64(n), i64(self._filled_vertices), i32(input_root), graph.order, graph.new_label, self._visited,
+            (i64(n), i64(self._filled_vertices), i32(input_root), i64(0), graph.order, graph.new_label, self._visited,
              parent, original))
         return original
 

@@ -56,12 +56,12 @@ events on the stream; off for timed runs).
 
 import numpy as np
 
-from graph500.errors import Graph500Error
 from graph500.kernels import register
 from graph500.kernels.gpu import requests, runtime
 from graph500.kernels.gpu.bfs import (ALPHA, BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
-                                      NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, THREADS, TOP_DOWN, beamer_direction,
-                                      bitmap, bitmap_to_queue, strongest_neighbours)
+                                      NUM_COUNTERS, REMAP_VERTICES, SCANNED_EDGES, SHORT_SCAN, THREADS, TOP_DOWN,
+                                      beamer_direction, bitmap, bitmap_to_queue, strongest_neighbours)
+from graph500.kernels.gpu.build import filled_vertices
 from graph500.kernels.gpu.frontier import EXPAND_TILE, PrefixSums
 from graph500.kernels.gpu.requests import OwnerRequests
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
@@ -70,15 +70,10 @@ from graph500.kernels.graph import PartitionedGraph, whole_graph_part
 
 def device_part(graph, kernel_name):
     """The `PartitionedGraph` a distributed GPU kernel searches: ``graph`` itself, or a whole `CSRGraph` on the
-    device as the one part of a one-rank graph (which must be under its input labels). The exchange's kernels
-    are compiled here, also for one rank (the warm-up's)."""
+    device as the one part of a one-rank graph. The exchange's kernels are compiled here, also for one rank (the
+    warm-up's)."""
     requests.load_kernels()
-    if isinstance(graph, PartitionedGraph):
-        return graph
-    if graph.order is not None:
-        raise Graph500Error(f"{kernel_name} searches graphs under their input labels, not the one-GPU backend's "
-                            f"degree-ordered graph: run it on several ranks (mpiexec -n P ... --backend gpu)")
-    return whole_graph_part(graph, xp=cupy)
+    return graph if isinstance(graph, PartitionedGraph) else whole_graph_part(graph, xp=cupy)
 
 
 @register(distributed_default=True)
@@ -102,6 +97,9 @@ class DistributedDirectionOptimizingBFS:
         n = graph.num_local
         self._first_word = graph.first_vertex // 32  # blocks are whole 64-bit words
         self._block_words = (n + 31) // 32
+        # the block's vertices a search reads, [0, filled): a degree-ordered block puts those without edges last
+        self._filled_vertices = filled_vertices(graph)
+        self._parent = None if graph.order is None else cupy.empty(n, dtype=np.int32)  # under the graph's labels
         word_counts = np.array([(graph.blocks.count(rank) + 31) // 32 for rank in range(comm.size)], dtype=np.int64)
         num_words = int(word_counts.sum())
         self._neighbors = graph.neighbors.copy() if row_copy and not graph.rows_by_weight else graph.neighbors
@@ -120,7 +118,8 @@ class DistributedDirectionOptimizingBFS:
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
         # claims of other blocks' vertices: parents staged per vertex (int32 bits), sent to their owners
         self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0) if comm.size > 1 else None
-        self._scan_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_scan"), THREADS, n)
+        self._scan_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_scan"), THREADS,
+                                                    self._filled_vertices)
         self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
@@ -128,12 +127,13 @@ class DistributedDirectionOptimizingBFS:
         """The parents of this rank's vertices (int32 CuPy array, global labels, -1 unreached) of a BFS from
         ``root`` (collective: every rank passes the same root)."""
         graph = self.graph
-        parent = cupy.empty(graph.num_local, dtype=np.int32)
+        renumbered = graph.order is not None
+        parent = self._parent if renumbered else cupy.empty(graph.num_local, dtype=np.int32)
         start = runtime.kernel("bfs", "start_search")
         start((runtime.persistent_blocks(start, THREADS, graph.num_local),), (THREADS,),
-              (i32(root), runtime.NULL, i64(graph.first_vertex), i64(graph.num_local), i64(graph.num_local),
-               i32(self._visited.shape[0]), self._never_searched, graph.offsets, u32(HUB_DEGREE), parent,
-               self._visited, self._queue, self._counters.device))
+              (i32(root), runtime.pointer_or_null(graph.new_label), i64(graph.first_vertex), i64(graph.num_local),
+               i64(0 if renumbered else graph.num_local), i32(self._visited.shape[0]), self._never_searched,
+               graph.offsets, u32(HUB_DEGREE), parent, self._visited, self._queue, self._counters.device))
         size, edges = self._global_counts(self._counters.read())[:2]
         unexplored = self._num_edges - edges
         direction, previous_size, level = TOP_DOWN, 0, 0
@@ -163,7 +163,19 @@ class DistributedDirectionOptimizingBFS:
                 self.trace.append({"direction": direction, "frontier": previous_size, "discovered": size,
                                    "scanned_edges": scanned_edges, "seconds": sum(phases.values()), **phases})
             level += 1
-        return parent
+        return self._to_input_labels(parent, root) if renumbered else parent
+
+    def _to_input_labels(self, parent, input_root):
+        """The parents of the rank's block under the input's labels (a new array), from a search under the
+        degree-ordered labels (parents written for the visited vertices only)."""
+        graph = self.graph
+        n = graph.num_local
+        original = cupy.empty(n, dtype=np.int32)
+        runtime.kernel("bfs", "parents_to_input_labels")(
+            (runtime.blocks_for(n, THREADS * REMAP_VERTICES),), (THREADS,),
+            (i64(n), i64(self._filled_vertices), i32(input_root), i64(graph.first_vertex), graph.order,
+             graph.new_label, self._visited[self._block_slice()], parent, original))
+        return original
 
     def _global_counts(self, counts):
         """The next frontier's size and edges and the edges scanned, summed over the ranks (Python ints)."""
@@ -205,7 +217,8 @@ class DistributedDirectionOptimizingBFS:
         long_queue = self._next_queue  # idle while bottom-up
         runtime.kernel("bfs", "bottom_up_scan")(
             (self._scan_grid,), (THREADS,),
-            (i32(self._block_words), graph.offsets, self._neighbors, self._strongest, frontier, u32(self.short_scan),
+            (i32((self._filled_vertices + 31) // 32), graph.offsets, self._neighbors, self._strongest, frontier,
+             u32(self.short_scan),
              u32(HUB_DEGREE), visited, next_frontier.local, parent, long_queue, self._counters.device))
         runtime.kernel("bfs", "bottom_up_long")(
             (self._long_grid,), (THREADS,),

@@ -39,6 +39,10 @@ decreasing count, ties in label order (one radix sort of 64-bit keys
 hubs first. The graph carries ``order`` (new -> input label) and
 ``new_label`` (int32 each), and the kernels translate roots and outputs
 through them (see `graph500.kernels.cpu.reorder` for why the order pays).
+A rank's block of a graph split over GPUs (``build_rows``) is ordered so
+within the block: its vertices by decreasing count, numbered from the
+block's first label, so that every vertex keeps its owner; the ranks
+allgather their parts of both tables.
 
 Memory beyond the inputs: the two label tables (8 bytes per vertex), keys
 16 bytes per tuple, one bucket's sort scratch (about ``8 * BUCKET_ENTRIES``
@@ -92,7 +96,7 @@ def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
     order = new_label = row_degrees = None
     if degree_ordered:
         order, new_label, row_degrees = _degree_order(src, dst, num_vertices, label)
-    bucket_bounds = _bucket_bounds(num_tuples, num_vertices, row_degrees)
+    bucket_bounds = _bucket_bounds(2 * num_tuples, num_vertices, row_degrees)
     del row_degrees
     if degree_ordered:
         cupy.get_default_memory_pool().free_all_blocks()  # the ordering's scratch: the keys cannot reuse it
@@ -100,19 +104,28 @@ def build_csr(src, dst, num_vertices, weights=None, degree_ordered=False):
     return CSRGraph(num_vertices, offsets, neighbors, out_weights, order, new_label)
 
 
-def build_rows(src, dst, num_vertices, weights, first, count):
-    """``(offsets, neighbors, weights)``, on the device, of the rows of vertices ``[first, first + count)`` of the
-    graph of tuples ``(src[i], dst[i])`` (a rank's block of a graph split over several GPUs, from the tuples with
-    an endpoint there): ``offsets`` local (count + 1, from 0), neighbours under the input's labels, rows as
-    `build_csr` makes them. The other rows' entries are left out as they are counted, so the keys hold only
-    these rows'."""
+def build_rows(src, dst, num_vertices, weights, first, count, degree_ordered=False, comm=None):
+    """``(offsets, neighbors, weights, order, new_label)``, on the device, of the rows of vertices ``[first, first +
+    count)`` of the graph of tuples ``(src[i], dst[i])`` (a rank's block of a graph split over several GPUs, from
+    the tuples with an endpoint there): ``offsets`` local (count + 1, from 0), rows as `build_csr` makes them. The
+    other rows' entries are left out as they are counted, so the keys hold only these rows'.
+
+    Without ``degree_ordered`` the labels are the input's and ``order`` and ``new_label`` None. With it, each
+    block (of every rank of ``comm``, which calls this collectively) numbers its vertices by decreasing tuple
+    count from its first label, so owners do not change: the rows and neighbours come out under those labels,
+    and ``order`` and ``new_label`` are the whole graph's tables (new -> input label and back, int32, allgathered).
+    """
     num_vertices, src, dst, weight_bits = _checked_inputs(src, dst, num_vertices, weights)
     if not 0 <= first <= first + count <= num_vertices:
         raise ValueError(f"rows [{first}, {first + count}) are not within [0, {num_vertices})")
-    wanted = min(MAX_BUCKETS, max(1, -(-2 * src.shape[0] // BUCKET_ENTRIES)), max(1, count))
-    bucket_bounds = (first + cupy.arange(wanted + 1, dtype=np.uint64) * count // wanted).astype(np.uint32)
-    offsets, neighbors, out_weights = _build(src, dst, num_vertices, weight_bits, None, bucket_bounds)
-    return offsets[first:first + count + 1].copy(), neighbors, out_weights
+    order = new_label = row_degrees = None
+    if degree_ordered:
+        order, new_label, row_degrees = _degree_order(src, dst, num_vertices, _LABEL_TYPES[src.dtype], first, count)
+        order, new_label = comm.allgather(order), comm.allgather(new_label)
+    bucket_bounds = _bucket_bounds(2 * src.shape[0], count, row_degrees) + np.uint32(first)
+    del row_degrees
+    offsets, neighbors, out_weights = _build(src, dst, num_vertices, weight_bits, new_label, bucket_bounds)
+    return offsets[first:first + count + 1].copy(), neighbors, out_weights, order, new_label
 
 
 def _build(src, dst, num_vertices, weight_bits, new_label, bucket_bounds):
@@ -159,28 +172,32 @@ def _build(src, dst, num_vertices, weight_bits, new_label, bucket_bounds):
     return offsets, neighbors, out_weights
 
 
-def _degree_order(src, dst, num_vertices, label):
-    """``(order, new_label, row_degrees)`` on the device: vertices by decreasing tuple count, ties by label
-    (int32 tables), and the counts in that order (uint32)."""
+def _degree_order(src, dst, num_vertices, label, first=0, count=None):
+    """``(order, new_label, row_degrees)`` on the device of the vertices ``[first, first + count)`` (all by
+    default): those vertices by decreasing tuple count, ties by label, numbered from ``first`` (int32 tables,
+    ``count`` long, of labels; ``new_label[v - first]`` for vertex v), and the counts in that order (uint32)."""
+    count = num_vertices if count is None else count
     degrees = cupy.zeros(num_vertices, dtype=np.uint32)
     if src.shape[0]:
-        count = _kernel("count_degrees", label)
-        count((runtime.persistent_blocks(count, THREADS, src.shape[0]),), (THREADS,),
-              (src, dst, i64(src.shape[0]), i64(num_vertices), degrees))
-    sort_keys = cupy.invert(degrees).astype(np.uint64) << 32
+        count_kernel = _kernel("count_degrees", label)
+        count_kernel((runtime.persistent_blocks(count_kernel, THREADS, src.shape[0]),), (THREADS,),
+                     (src, dst, i64(src.shape[0]), i64(num_vertices), degrees))
+    sort_keys = cupy.invert(degrees[first:first + count]).astype(np.uint64) << 32
     del degrees
-    sort_keys |= cupy.arange(num_vertices, dtype=np.uint64)
+    sort_keys |= cupy.arange(count, dtype=np.uint64)
     sort_keys.sort()
     order = (sort_keys & _ALL_ONES).astype(np.int32)
     row_degrees = cupy.invert((sort_keys >> 32).astype(np.uint32))
     del sort_keys
-    new_label = cupy.empty(num_vertices, dtype=np.int32)
-    new_label[order] = cupy.arange(num_vertices, dtype=np.int32)
+    new_label = cupy.empty(count, dtype=np.int32)
+    new_label[order] = cupy.arange(first, first + count, dtype=np.int32)
+    order += np.int32(first)
     return order, new_label, row_degrees
 
 
 def filled_vertices(graph):
-    """The vertices a search reads, ``[0, filled)``: all of them, or for a degree-ordered graph those with edges.
+    """The vertices (rows: a rank's block on several GPUs) a search reads, ``[0, filled)``: all of them, or for a
+    degree-ordered graph those with edges.
 
     Degree ordering puts the vertices without edges last (a vertex's tuples other than self-loops decide its
     place, and a vertex with one has an edge), so ``filled`` is where they begin: one binary search over
@@ -189,7 +206,7 @@ def filled_vertices(graph):
     run, inside the timed construction: 4-5 s at SCALE 26 on an H100).
     """
     if graph.order is None:
-        return graph.num_vertices
+        return graph.offsets.shape[0] - 1
     return int(cupy.searchsorted(graph.offsets, graph.offsets[-1:], side="left")[0])
 
 
@@ -238,18 +255,19 @@ def _labels(values):
     return values if values.dtype in _LABEL_TYPES else values.astype(np.int64)
 
 
-def _bucket_bounds(num_tuples, num_vertices, row_degrees=None):
-    """The first row of each bucket and the vertex count (uint32, on the device): about BUCKET_ENTRIES keys
-    a bucket, at most MAX_BUCKETS buckets. With each row's tuple count (``row_degrees``), the buckets share
-    the keys equally (a degree-ordered graph's first rows hold most of them); without, the rows. The shared
-    path runs even for one bucket, so that a small build (the warm-up's) compiles what a large one runs."""
-    wanted = min(MAX_BUCKETS, max(1, -(-2 * num_tuples // BUCKET_ENTRIES)), max(1, num_vertices))
+def _bucket_bounds(num_entries, num_rows, row_degrees=None):
+    """The first row of each bucket and the row count (uint32, on the device): about BUCKET_ENTRIES of the
+    ``num_entries`` keys a bucket, at most MAX_BUCKETS buckets. With each row's tuple count (``row_degrees``),
+    the buckets share the keys equally (a degree-ordered graph's first rows hold most of them); without, the
+    rows. The shared path runs even for one bucket, so that a small build (the warm-up's) compiles what a large
+    one runs."""
+    wanted = min(MAX_BUCKETS, max(1, -(-num_entries // BUCKET_ENTRIES)), max(1, num_rows))
     if row_degrees is None:
-        return (cupy.arange(wanted + 1, dtype=np.uint64) * num_vertices // wanted).astype(np.uint32)
+        return (cupy.arange(wanted + 1, dtype=np.uint64) * num_rows // wanted).astype(np.uint32)
     entries_through = cupy.cumsum(row_degrees, dtype=np.uint64)  # keys in the rows up to each row
     bounds = cupy.empty(wanted + 1, dtype=np.uint32)
     _kernel("bounds_by_share")((runtime.blocks_for(wanted + 1, THREADS),), (THREADS,),
-                               (entries_through, i64(num_vertices), i32(wanted), bounds))
+                               (entries_through, i64(num_rows), i32(wanted), bounds))
     return bounds
 
 

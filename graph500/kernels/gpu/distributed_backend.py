@@ -61,9 +61,11 @@ TUPLE_CHUNK = 1 << 26  # tuples a rank sends at once in kernel 1's exchange
 EXCHANGE_CHUNK_TUPLE_BYTES = 2 * 8 + 2 * 8 + 12 + 2 * 2 * 12
 
 
-def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights):
+def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, free_device=0):
     """``(src, dst, weights or None)``: the tuples, of every rank's slice, with an endpoint in this rank's block
-    (self-loops left out), in mapped host memory; every rank passes its slice (collective)."""
+    (self-loops left out): in device memory where they and the build of their rows fit in ``free_device`` bytes
+    (no pinning, and the build reads them at the device's speed), else in mapped host memory; every rank passes
+    its slice (collective)."""
     num_ranks = host_comm.size
     num_tuples = src.shape[0]
     num_chunks = host_comm.allreduce(-(-num_tuples // TUPLE_CHUNK), "max")  # every rank exchanges as often
@@ -86,19 +88,26 @@ def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights):
         _, counts = host_comm.alltoallv((), send_counts(destinations(begin, end)))
         received_total += int(counts.sum())
     arrays = (src, dst) + (() if weights is None else (weights,))
-    received = [runtime.host_mapped_empty(received_total, array.dtype) for array in arrays]
+    chunk_bytes = min(num_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES
+    on_device = received_total * sum(array.dtype.itemsize for array in arrays) + chunk_bytes + \
+        gpu_build.build_memory_bytes(received_total, blocks.num_vertices, weighted=weights is not None) <= free_device
+    allocate = cupy.empty if on_device else runtime.host_mapped_empty
+    received = [allocate(received_total, array.dtype) for array in arrays]
     filled = 0
     for begin, end in chunks:
         destination = destinations(begin, end)
         counts = send_counts(destination)
         index = cupy.argsort(destination)[:int(counts.sum())] % max(1, end - begin)  # stable: CuPy's radix sort
         parts = tuple(array[begin:end].copy()[index] for array in arrays)  # one bulk read of the chunk each
-        incoming, counts = device_comm.alltoallv(parts, counts)
+        del destination, index
+        if on_device:  # received in place
+            _, counts = device_comm.alltoallv(parts, counts, out=tuple(target[filled:] for target in received))
+        else:
+            incoming, counts = device_comm.alltoallv(parts, counts)
+            for target, part in zip(received, incoming):
+                target[filled:filled + int(counts.sum())] = part
         del parts
-        arrived = int(counts.sum())
-        for target, part in zip(received, incoming):
-            target[filled:filled + arrived] = part
-        filled += arrived
+        filled += int(counts.sum())
     return received[0], received[1], received[2] if weights is not None else None
 
 
@@ -200,13 +209,15 @@ class DistributedGPUBackend(DistributedBackend):
     def build(self, src, dst, num_vertices, weights):
         """Kernel 1: this rank's rows, built on its GPU from the tuples every rank sends it (collective)."""
         blocks = self.blocks(num_vertices)
-        received = exchange_tuples(self.device_comm, self.comm, blocks, src, dst, weights)
+        received = exchange_tuples(self.device_comm, self.comm, blocks, src, dst, weights,
+                                   free_device=single_gpu.free_device_bytes())
         first, count = blocks.begin(self.comm.rank), blocks.count(self.comm.rank)
-        offsets, neighbors, row_weights = gpu_build.build_rows(*received[:2], num_vertices, received[2], first,
-                                                               count)
+        offsets, neighbors, row_weights, order, new_label = gpu_build.build_rows(
+            *received[:2], num_vertices, received[2], first, count, degree_ordered=True, comm=self.device_comm)
         del received
         cupy.cuda.get_current_stream().synchronize()  # construction is timed by the caller's clock
-        return PartitionedGraph(num_vertices, first, offsets, neighbors, row_weights, self.device_comm, blocks)
+        return PartitionedGraph(num_vertices, first, offsets, neighbors, row_weights, self.device_comm, blocks,
+                                order=order, new_label=new_label)
 
     def from_host_csr(self, graph):
         """A whole host `CSRGraph` as the one part of a one-rank graph on the GPU (the warm-up's)."""

@@ -204,6 +204,11 @@ class PhaseTimer:
             event.record()
             self._phases.append((name, event))
 
+    @property
+    def current(self):
+        """The phase in progress (None before the first, or when disabled)."""
+        return self._phases[-1][0] if self._phases else None
+
     def totals(self):
         if not self.enabled:
             return {}

@@ -218,16 +218,22 @@ offer_requests(const int* __restrict__ vertices, const u64* __restrict__ request
 // whose candidate d(u) + w beats `bound` (UNREACHED if none). Every candidate of an edge of
 // weight w is at least low + w (float32 rounding is monotone), so the scan stops at the first
 // edge with low + w >= the best distance so far: in increasing weight, the edges past it
-// cannot do better. A short row is scanned by its own thread ...
+// cannot do better. d(u) is distance[u * stride]: the float32 high halves of the states on one
+// GPU (stride 2), every rank's distances gathered on several (stride 1). A short row is scanned
+// by its own thread ...
+__device__ __forceinline__ float distance_at(const float* __restrict__ distance, int stride, int u) {
+    return __ldcg(&distance[(i64)u * stride]);
+}
+
 __device__ __forceinline__ u64 pull_short_row(i64 begin, i64 end, float low, float high, float bound,
                                               const int* __restrict__ neighbors, const float* __restrict__ weights,
-                                              const u64* __restrict__ state) {
+                                              const float* __restrict__ distance, int stride) {
     u64 best = UNREACHED;
     for (i64 e = begin; e < end; ++e) {
         const float w = weights[e];
         if (!(low + w < bound)) break;
         const int u = neighbors[e];
-        const float d = distance_of(__ldcg(&state[u]));
+        const float d = distance_at(distance, stride, u);
         if (d >= low && d < high && d + w < bound) {
             bound = d + w;
             best = state_of(bound, u);
@@ -240,7 +246,7 @@ __device__ __forceinline__ u64 pull_short_row(i64 begin, i64 end, float low, flo
 // round (all lanes return it).
 __device__ __forceinline__ u64 pull_long_row(i64 begin, i64 end, float low, float high, float bound,
                                              const int* __restrict__ neighbors, const float* __restrict__ weights,
-                                             const u64* __restrict__ state) {
+                                             const float* __restrict__ distance, int stride) {
     const int lane = threadIdx.x & 31;
     const float infinity = __int_as_float(0x7F800000);
     u64 best = UNREACHED;
@@ -250,7 +256,7 @@ __device__ __forceinline__ u64 pull_long_row(i64 begin, i64 end, float low, floa
         if (!(low + __shfl_sync(FULL_MASK, w, 0) < bound)) break;  // lane 0 holds the round's lightest edge
         if (low + w < bound) {
             const int u = neighbors[e];
-            const float d = distance_of(__ldcg(&state[u]));
+            const float d = distance_at(distance, stride, u);
             if (d >= low && d < high) best = min(best, state_of(d + w, u));
         }
         for (int delta = 16; delta; delta >>= 1) best = min(best, __shfl_xor_sync(FULL_MASK, best, delta));
@@ -264,13 +270,15 @@ __device__ __forceinline__ u64 pull_long_row(i64 begin, i64 end, float low, floa
 // Neighbours below `low` need not be read: their buckets' heavy phases have relaxed all
 // their edges that land past them. The candidates land at or past `high`, so no vertex below
 // `high` changes and each vertex is written by its own thread only. A row longer than
-// PULL_WARP_ROW is taken by its whole warp.
+// PULL_WARP_ROW is taken by its whole warp. The states and rows are the rank's (local), the
+// neighbours' distances every vertex's.
 extern "C" __global__ void __launch_bounds__(THREADS)
 pull_bucket(i64 num_vertices, float low, float high, const i64* __restrict__ offsets,
-            const int* __restrict__ neighbors, const float* __restrict__ weights, u64* __restrict__ state) {
+            const int* __restrict__ neighbors, const float* __restrict__ weights, u64* __restrict__ state,
+            const float* __restrict__ distance, int stride) {
     const int lane = threadIdx.x & 31;
-    const i64 stride = (i64)gridDim.x * THREADS;
-    for (i64 block_base = blockIdx.x * (i64)THREADS; block_base < num_vertices; block_base += stride) {
+    const i64 grid_stride = (i64)gridDim.x * THREADS;
+    for (i64 block_base = blockIdx.x * (i64)THREADS; block_base < num_vertices; block_base += grid_stride) {
         const i64 v = block_base + threadIdx.x;
         u64 current = 0;
         i64 begin = 0, end = 0;
@@ -283,29 +291,40 @@ pull_bucket(i64 num_vertices, float low, float high, const i64* __restrict__ off
         }
         const float bound = distance_of(current);
         const bool long_row = end - begin > PULL_WARP_ROW;
-        u64 best = long_row ? UNREACHED : pull_short_row(begin, end, low, high, bound, neighbors, weights, state);
+        u64 best = long_row ? UNREACHED
+                            : pull_short_row(begin, end, low, high, bound, neighbors, weights, distance, stride);
         for (u32 rows = __ballot_sync(FULL_MASK, long_row); rows; rows &= rows - 1) {
             const int owner = __ffs(rows) - 1;
             const u64 row_best = pull_long_row(__shfl_sync(FULL_MASK, begin, owner), __shfl_sync(FULL_MASK, end, owner),
                                                low, high, __shfl_sync(FULL_MASK, bound, owner), neighbors, weights,
-                                               state);
+                                               distance, stride);
             if (lane == owner) best = row_best;
         }
         if (distance_of(best) < bound) state[v] = best;
     }
 }
 
+// Several GPUs, before a pull: the distances of the rank's states, for every rank to gather.
+extern "C" __global__ void __launch_bounds__(THREADS)
+state_distances(i64 num_vertices, const u64* __restrict__ state, float* __restrict__ distance) {
+    for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS)
+        distance[v] = distance_of(state[v]);
+}
+
 // The outputs under the input's labels: for each input label v, the state of new_label[v]
 // and its parent through order (new -> input label); both tables null: the same labels.
-// A label at or past filled_vertices has no edges: unreached, unless it is the root.
+// A label at or past filled_vertices has no edges: unreached, unless it is the root. On several
+// GPUs the rank's block, [first_vertex, first_vertex + num_vertices): states and outputs local,
+// the tables and parents global.
 extern "C" __global__ void __launch_bounds__(THREADS)
-split_state(i64 num_vertices, i64 filled_vertices, int input_root, const u64* __restrict__ state,
+split_state(i64 num_vertices, i64 filled_vertices, int input_root, i64 first_vertex, const u64* __restrict__ state,
             const int* __restrict__ order, const int* __restrict__ new_label, int* __restrict__ parent,
             float* __restrict__ distance) {
     const i64 root = renamed(new_label, input_root);
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS) {
-        const i64 x = renamed(new_label, v);
-        const u64 s = x < filled_vertices ? state[x] : (x == root ? state_of(0.0f, (int)root) : UNREACHED);
+        const i64 x = renamed(new_label, first_vertex + v) - first_vertex;
+        const u64 s = x < filled_vertices ? state[x]
+                                          : (x + first_vertex == root ? state_of(0.0f, (int)root) : UNREACHED);
         const int p = (int)(u32)s;
         parent[v] = p >= 0 && order != nullptr ? order[p] : p;
         distance[v] = distance_of(s);

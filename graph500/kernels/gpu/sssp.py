@@ -116,7 +116,8 @@ bucket on, above 1: no tail),
 ``trace`` (time the phases of a search with CUDA events; off for timed
 runs). ``self.summary`` holds the last search's buckets, light and tail
 iterations, edges read by the light, tail and push phases, pulls and, when
-timed, the seconds of the collect, light, push, pull and tail phases.
+timed, the seconds of the collect, light, push, pull and tail phases and, on several ranks, of the
+exchanges.
 """
 
 import numpy as np
@@ -229,7 +230,7 @@ class DeltaSteppingSSSP:
         self.pull_ratio = pull_ratio
         self.tail_edges = tail_edges
         # the vertices a search reads, [0, filled): a degree-ordered graph puts those without edges last
-        self._filled_vertices = n if partitioned else filled_vertices(graph)
+        self._filled_vertices = filled_vertices(graph)
         sort_rows_by_weight(graph)
         self._light_end = cupy.empty(n, dtype=np.int64)
         light_ends = _kernel("find_light_ends")
@@ -245,9 +246,14 @@ class DeltaSteppingSSSP:
         self._prefix_sums = PrefixSums(n, graph.num_edges)
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
         self._requests = OwnerRequests(self._comm, graph.blocks, np.uint64, UNSENT) if self._comm else None
+        self._total_filled = self._global(self._filled_vertices, "sum")
+        # several ranks: every vertex's distance, gathered for a pull (4 bytes a vertex)
+        self._gathered_distances = self._comm.gathered_array(graph.blocks.counts(), np.float32) if self._comm \
+            else None
         self._frontier_id = 0
         self._bucket_id = 0
         self.record_trace = trace
+        self._timer = runtime.PhaseTimer(False)
         self.summary = {}  # not ``trace``: that name is the harness's per-level list, which this kernel has not
         self._counts = {}
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
@@ -261,7 +267,7 @@ class DeltaSteppingSSSP:
               (i32(root), runtime.pointer_or_null(getattr(self.graph, "new_label", None)), i64(self._first_vertex),
                i64(self._num_local), i64(filled), self._state))
         self._counts = dict.fromkeys(_TRACE_COUNTS, 0)
-        timer = runtime.PhaseTimer(self.record_trace)
+        self._timer = timer = runtime.PhaseTimer(self.record_trace)
         low, tail, settled_edges = np.float32(0), False, 0
         while True:
             high = INFINITY if tail else self._bucket_end(low)
@@ -278,8 +284,9 @@ class DeltaSteppingSSSP:
             counts = self._light_phase(counts, high)
             if high == INFINITY:
                 break
-            settled_edges += self._global(counts[MEMBERS_EDGES], "sum")
-            self._heavy_phase(counts, low, high, self._total_edges - settled_edges, timer)
+            members_edges = self._global(counts[MEMBERS_EDGES], "sum")
+            settled_edges += members_edges
+            self._heavy_phase(members_edges, low, high, self._total_edges - settled_edges, timer)
             low = high
         self.summary = {**self._counts, **timer.totals()}
         return self._result(root)
@@ -336,23 +343,39 @@ class DeltaSteppingSSSP:
         """The rank's frontier size and edges, from the counters read last."""
         return int(self._counters.host[FRONTIER_SIZE]), int(self._counters.host[FRONTIER_EDGES])
 
-    def _heavy_phase(self, counts, low, high, unsettled_edges, timer):
-        """Relax the edges that land past the bucket: pushed from the members or pulled, whichever reads less.
-        A pull reads the states of neighbours: on one rank only."""
-        filled = self._filled_vertices
-        members_edges = int(self._counters.host[MEMBERS_EDGES])
-        if not self._comm and members_edges > self.pull_ratio * (unsettled_edges + filled):
-            timer.start("pull_seconds")
+    def _heavy_phase(self, members_edges, low, high, unsettled_edges, timer):
+        """Relax the edges that land past the bucket: pushed from the members or pulled, whichever reads less
+        (``members_edges``, ``unsettled_edges``: every rank's). A pull reads the neighbours' distances: on several
+        ranks, first gathered from every rank."""
+        if members_edges > self.pull_ratio * (unsettled_edges + self._total_filled):
             self._counts["pulls"] += 1
+            distances, stride = self._neighbour_distances(timer)
+            timer.start("pull_seconds")
             graph = self.graph
+            filled = self._filled_vertices
             pull = _kernel("pull_bucket")
             pull((runtime.persistent_blocks(pull, THREADS, filled),), (THREADS,),
-                 (i64(filled), low, high, graph.offsets, graph.neighbors, graph.weights, self._state))
+                 (i64(filled), low, high, graph.offsets, graph.neighbors, graph.weights, self._state, distances,
+                  i32(stride)))
         else:
             timer.start("push_seconds")
-            self._counts["relaxed_edges"] += members_edges
-            self._relax(self._members, int(self._counters.host[MEMBERS_SIZE]), members_edges, self._row_end, high,
+            local_edges = int(self._counters.host[MEMBERS_EDGES])
+            self._counts["relaxed_edges"] += local_edges
+            self._relax(self._members, int(self._counters.host[MEMBERS_SIZE]), local_edges, self._row_end, high,
                         None)
+
+    def _neighbour_distances(self, timer):
+        """``(distances, stride)``: every vertex's distance at ``distances[v * stride]``: the states' float32 high
+        halves on one rank, the ranks' distances gathered on several."""
+        if self._gathered_distances is None:
+            return self._state.view(np.float32)[1::2], 2
+        timer.start("exchange_seconds")
+        local = self._gathered_distances.local
+        gather = _kernel("state_distances")
+        gather((runtime.persistent_blocks(gather, THREADS, local.shape[0]),), (THREADS,),
+               (i64(local.shape[0]), self._state, local))
+        self._gathered_distances.publish()
+        return self._gathered_distances.whole, 1
 
     def _relax(self, queue, size, edges, row_end, high, next_queue):
         """Relax the edges [offsets[v], row_end[v]) of the queue's vertices (``edges`` of them); on several ranks,
@@ -378,7 +401,10 @@ class DeltaSteppingSSSP:
                  runtime.NULL if requests is None else requests.staging,
                  runtime.NULL if requests is None else requests.touched))
         if requests is not None:
+            phase = self._timer.current
+            self._timer.start("exchange_seconds")
             vertices, words = requests.exchange()
+            self._timer.start(phase)
             if vertices.shape[0]:
                 offer = _kernel("offer_requests")
                 offer((runtime.persistent_blocks(offer, THREADS, vertices.shape[0]),), (THREADS,),
@@ -391,7 +417,7 @@ class DeltaSteppingSSSP:
         split = _kernel("split_state")
         graph = self.graph
         split((runtime.persistent_blocks(split, THREADS, n),), (THREADS,),
-              (i64(n), i64(self._filled_vertices), i32(root), self._state,
+              (i64(n), i64(self._filled_vertices), i32(root), i64(self._first_vertex), self._state,
                *(runtime.pointer_or_null(getattr(graph, table, None)) for table in ("order", "new_label")), parents,
                distances))
         return parents, distances
