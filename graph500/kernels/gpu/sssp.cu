@@ -178,8 +178,8 @@ relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, con
         const u64 word = state_of(candidate, (int)(first_vertex + u));
         const i64 local = v - first_vertex;
         if (local >= 0 && local < num_local) {
-            offer((int)local, word, heavy, iteration, bucket, offsets, frontier_end, state, frontier_stamp, member_stamp,
-                  next, joined, tally);
+            offer((int)local, word, heavy, iteration, bucket, offsets, frontier_end, state, frontier_stamp,
+                  member_stamp, next, joined, tally);
         } else if (word < staging[v] && atomicMin(&staging[v], word) == UNSENT) {
             atomicOr(&touched[v >> 5], 1u << (v & 31));
         }
