@@ -25,14 +25,16 @@ The operations (all collective: every rank calls them in the same order):
   rank gets the result.
 - ``allgather(array)``: the ranks' 1-D arrays (lengths may differ)
   concatenated in rank order, on every rank.
-- ``alltoallv(arrays, send_counts, receive_counts=None, out=None)``:
-  personalised exchange. ``arrays`` is a tuple of 1-D arrays of one length,
-  grouped by destination rank (``send_counts[r]`` elements for rank r, in
-  rank order). Returns the tuple of received arrays (grouped by source rank)
-  and the received counts. A caller that knows the counts it receives passes
-  them, and the ranks skip exchanging them; one that exchanges often passes
-  ``out``, a tuple of arrays (one per array sent, long enough) that receive
-  in place: the received arrays are then their first items.
+- ``alltoallv(arrays, send_counts, receive_counts=None, out=None,
+  send_displacements=None)``: personalised exchange. ``arrays`` is a tuple
+  of 1-D arrays of one length, grouped by destination rank
+  (``send_counts[r]`` elements for rank r, in rank order, from
+  ``send_displacements[r]`` when given, else one after another). Returns the
+  tuple of received arrays (grouped by source rank) and the received counts.
+  A caller that knows the counts it receives passes them, and the ranks skip
+  exchanging them; one that exchanges often passes ``out``, a tuple of
+  arrays (one per array sent, long enough) that receive in place: the
+  received arrays are then their first items.
 - ``gathered_array(counts, dtype)``: a `GatheredArray` (not itself a
   collective call on every communicator, but called by every rank in the
   same order): ``local``, this rank's ``counts[rank]`` items, which it
@@ -157,9 +159,10 @@ class SelfCommunicator:
     def allgather(self, array):
         return array.copy()
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None):
+    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None):
         counts = np.asarray(send_counts, dtype=np.int64).copy()
-        return _received(arrays, out, int(counts.sum())), counts
+        begin = 0 if send_displacements is None else int(send_displacements[0])
+        return _received(tuple(array[begin:] for array in arrays), out, int(counts.sum())), counts
 
     def bcast(self, value, root=0):
         return value
@@ -217,13 +220,14 @@ class MPICommunicator:
         self._comm.Allgatherv(send, [received, counts])
         return received
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None):
+    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None):
         send_counts = np.ascontiguousarray(send_counts, dtype=np.int64)
         if receive_counts is None:
             receive_counts = np.empty_like(send_counts)
             self._comm.Alltoall(send_counts, receive_counts)
         receive_counts = np.ascontiguousarray(receive_counts, dtype=np.int64)
-        send_displacements = _displacements(send_counts)
+        send_displacements = _displacements(send_counts) if send_displacements is None else \
+            np.ascontiguousarray(send_displacements, dtype=np.int64)
         receive_displacements = _displacements(receive_counts)
         total = int(receive_counts.sum())
         received = []
@@ -328,14 +332,15 @@ class NCCLCommunicator:
         self._exchange([[send] * self.size], [received], np.full(self.size, send.shape[0], dtype=np.int64), counts)
         return received
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None):
+    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None):
         send_counts = np.asarray(self._cupy.asnumpy(send_counts), dtype=np.int64)
         if receive_counts is None:
             _, receive_counts = self.host.alltoallv((), send_counts)  # the counts alone, through MPI
         receive_counts = np.asarray(receive_counts, dtype=np.int64)
         if not arrays:
             return (), receive_counts
-        send_displacements = _displacements(send_counts)
+        if send_displacements is None:
+            send_displacements = _displacements(send_counts)
         total = int(receive_counts.sum())
         sends = [self._cupy.ascontiguousarray(array) for array in arrays]
         received = [self._cupy.empty(total, dtype=send.dtype) if out is None else out[index][:total]

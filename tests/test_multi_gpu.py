@@ -60,6 +60,13 @@ assert received_counts.tolist() == [source + rank + 1 for source in range(size)]
 known = np.array([source + rank + 1 for source in range(size)])
 (again,), again_counts = comm.alltoallv((values,), counts, known)
 assert again.tolist() == expected.tolist() and again_counts.tolist() == known.tolist()
+# the parts at given displacements (segments of 5 with gaps), received into a given buffer
+segments = cupy.full(5 * size, -1, dtype=cupy.int64)
+for d in range(size):
+    segments[5 * d:5 * d + rank + d + 1] = 10 * rank + d
+into = (cupy.full(20, -7, dtype=cupy.int64),)
+(placed,), _ = comm.alltoallv((segments,), counts, known, out=into, send_displacements=np.array([0, 5]))
+assert placed.tolist() == expected.tolist() and into[0][:expected.size].tolist() == expected.tolist()
 # a gathered array: each rank writes its part of whole in place, publish() receives the others'
 gathered = comm.gathered_array(np.array([3, 2]), np.uint32)
 gathered.local[:] = rank + 1

@@ -71,6 +71,9 @@ def test_self_communicator_collectives_are_identities():
     assert comm.allreduce(5, "sum") == 5
     (received,), counts = comm.alltoallv((values,), np.array([3]))
     assert (received == values).all() and counts.tolist() == [3]
+    into = (np.zeros(5, dtype=values.dtype),)
+    (placed,), _ = comm.alltoallv((np.array([9, 9, 3, 1]),), np.array([2]), out=into, send_displacements=[2])
+    assert placed.tolist() == [3, 1] and into[0].tolist() == [3, 1, 0, 0, 0]
     assert (comm.allgather(values) == values).all()
     with pytest.raises(ValueError):
         comm.allreduce(values, "product")
@@ -124,6 +127,13 @@ assert received.tolist() == expected.tolist() and (doubled == 2.0 * expected).al
 assert received_counts.tolist() == [source + rank for source in range(size)]
 (again,), again_counts = comm.alltoallv((values,), counts, received_counts)  # the counts known: not exchanged
 assert again.tolist() == expected.tolist() and again_counts.tolist() == received_counts.tolist()
+# the parts at given displacements (segments of 5 with gaps), received into a given buffer
+segments = np.full(5 * size, -1)
+for d in range(size):
+    segments[5 * d:5 * d + rank + d] = 10 * rank + d
+into = (np.full(20, -7),)
+(placed,), _ = comm.alltoallv((segments,), counts, out=into, send_displacements=5 * np.arange(size))
+assert placed.tolist() == expected.tolist() and into[0][:expected.size].tolist() == expected.tolist()
 assert comm.bcast(rank * 7, root=2) == 14
 # gathered arrays: one host, so a shared window; each rank writes its part, publishes, reads the whole, twice
 gathered = comm.gathered_array([1, 2, 3], np.uint64)

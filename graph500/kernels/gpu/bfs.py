@@ -123,6 +123,11 @@ level or the tail's last grid level and the small levels is gone
 (gpu_variants.py, 5 rounds of 32 keys, H100, against ``small_follow=0``:
 1.045x, 1.060x, 1.037x, 1.043x at SCALE 20, 22, 24, 26).
 
+Several GPUs (``bfs_distributed.py``) run these kernels on a rank's block:
+``start_search`` and ``top_down_expand`` take the block's first vertex and
+size (here 0 and N), and the expansion hands a claim of another block's
+vertex to the exchange instead of queueing it.
+
 Data structures (N vertices, W = ceil(N / 32) words): ``parent`` int32 (the
 output, -1 unreached); bitmaps ``visited``, ``frontier``, ``next_frontier``
 and ``never_searched`` (W uint32 each); two queues of vertices (int32, N

@@ -15,11 +15,12 @@ with each rank's graph and searches on its GPU:
 - Kernel 1 (`exchange_tuples`, then `gpu.build.build_rows`): in chunks of
   ``TUPLE_CHUNK`` tuples, each tuple with an endpoint in rank d's block goes
   to rank d (once when both endpoints are d's; self-loops nowhere): the
-  chunk's destinations, a stable sort by destination, one NCCL alltoallv.
-  A first pass counts, so each rank pins its received tuples' host memory
-  once; then the rank builds the rows of its block from them on its GPU
-  (the one-GPU sort-based builder given a row range), reading them in place
-  over the bus.
+  chunk copied to the GPU, its destinations, a stable sort by destination,
+  one NCCL alltoallv into the received tuples' buffers on the GPU (where
+  they and the build fit; else a first pass counts, so that the rank pins
+  host memory for them once). Then the rank builds the rows of its block
+  from them on its GPU (the one-GPU sort-based builder given a row range),
+  its vertices numbered by decreasing degree within the block.
 - Validation: the distributed validator on each rank's GPU, its tuple slice
   copied from mapped host memory in chunks, parents and distances allgathered
   through NCCL.
@@ -46,13 +47,16 @@ from graph500.partition import tuple_range
 from graph500.validators.common import TUPLE_CHUNK as TUPLE_CHUNK_VALIDATION
 from graph500.validators.distributed import DistributedValidationGraph
 
-# Device bytes of a rank: per row entry (neighbour, weight); per owned vertex: offsets, the BFS's queues, prefix
-# sums and parents, the SSSP's states, stamps, queues, prefix sums and outputs; per vertex of the whole graph:
-# bitmaps (the BFS's six and the found blocks received, the SSSP's touched: about 8 bits), the SSSP's staging
-# words, touched vertices and their requests.
+# Device bytes of a rank: per row entry (neighbour, weight; the BFS's copy of the neighbours in label order where
+# it fits, as on one GPU); per owned vertex: offsets, the BFS's queues, prefix sums, parents (the search's and the
+# output) and strongest neighbours, the SSSP's light ends, states, queues, stamps, prefix sums and outputs; per
+# vertex of the whole graph: the label tables, bitmaps (the BFS's four, two touched), the requests of either kernel
+# (staging words and send buffers: BFS 4 + 8, SSSP 8 + 12), the SSSP's gathered distances, and the receive buffers
+# (grown to the largest exchange; planned at 8 bytes a vertex).
 ENTRY_BYTES = 4 + 4
-OWNED_VERTEX_BYTES = 8 + (4 + 4 + 8 + 4) + (8 + 4 + 4 + 4 + 8 + 4 + 4)
-GRAPH_VERTEX_BYTES = 1 + 8 + 4 + 8
+ROW_COPY_ENTRY_BYTES = 4
+OWNED_VERTEX_BYTES = 8 + (4 + 4 + 8 + 4 + 4 + 4) + (8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4)
+GRAPH_VERTEX_BYTES = 8 + 1 + (4 + 8) + (8 + 12) + 4 + 8
 
 
 TUPLE_CHUNK = 1 << 26  # tuples a rank sends at once in kernel 1's exchange
@@ -64,16 +68,17 @@ EXCHANGE_CHUNK_TUPLE_BYTES = 2 * 8 + 2 * 8 + 12 + 2 * 2 * 12
 def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, free_device=0):
     """``(src, dst, weights or None)``: the tuples, of every rank's slice, with an endpoint in this rank's block
     (self-loops left out): in device memory where they and the build of their rows fit in ``free_device`` bytes
-    (no pinning, and the build reads them at the device's speed), else in mapped host memory; every rank passes
-    its slice (collective)."""
+    (one pass, no pinning, and the build reads them at the device's speed), else in mapped host memory (a first
+    pass counts them); every rank passes its slice (collective)."""
     num_ranks = host_comm.size
     num_tuples = src.shape[0]
     num_chunks = host_comm.allreduce(-(-num_tuples // TUPLE_CHUNK), "max")  # every rank exchanges as often
     bounds = [min(num_tuples, chunk * TUPLE_CHUNK) for chunk in range(num_chunks + 1)]
+    chunks = list(zip(bounds[:-1], bounds[1:]))
+    arrays = (src, dst) + (() if weights is None else (weights,))
 
-    def destinations(begin, end):
+    def destinations(u, v):
         """The rank each tuple of the chunk goes to, then the second rank it goes to (num_ranks: none)."""
-        u, v = src[begin:end], dst[begin:end]
         first_owner, second_owner = u // blocks.block, v // blocks.block
         nowhere = cupy.int64(num_ranks)  # sorts after every rank
         return cupy.concatenate([cupy.where(u != v, first_owner, nowhere),
@@ -82,58 +87,79 @@ def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, free_devi
     def send_counts(destination):
         return cupy.bincount(destination, minlength=num_ranks + 1)[:num_ranks].get().astype(np.int64)
 
-    chunks = list(zip(bounds[:-1], bounds[1:]))
-    received_total = 0
-    for begin, end in chunks:  # first pass: how many tuples this rank receives
-        _, counts = host_comm.alltoallv((), send_counts(destinations(begin, end)))
-        received_total += int(counts.sum())
-    arrays = (src, dst) + (() if weights is None else (weights,))
-    chunk_bytes = min(num_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES
-    on_device = received_total * sum(array.dtype.itemsize for array in arrays) + chunk_bytes + \
-        gpu_build.build_memory_bytes(received_total, blocks.num_vertices, weighted=weights is not None) <= free_device
-    allocate = cupy.empty if on_device else runtime.host_mapped_empty
-    received = [allocate(received_total, array.dtype) for array in arrays]
-    filled = 0
-    for begin, end in chunks:
-        destination = destinations(begin, end)
+    def chunk_parts(begin, end):
+        """The chunk's tuples grouped by destination, and how many go to each rank: the chunk is read over the
+        bus once (a copy to the device), the rest is device work."""
+        chunk = [array[begin:end].copy() for array in arrays]
+        destination = destinations(chunk[0], chunk[1])
         counts = send_counts(destination)
         index = cupy.argsort(destination)[:int(counts.sum())] % max(1, end - begin)  # stable: CuPy's radix sort
-        parts = tuple(array[begin:end].copy()[index] for array in arrays)  # one bulk read of the chunk each
-        del destination, index
-        if on_device:  # received in place
-            _, counts = device_comm.alltoallv(parts, counts, out=tuple(target[filled:] for target in received))
-        else:
+        return tuple(array[index] for array in chunk), counts
+
+    tuple_bytes = sum(array.dtype.itemsize for array in arrays)
+    # a rank receives each tuple of its block once, twice where the other endpoint is another rank's: about
+    # (2 - 1 / P) times its slice; the buffers grow past that if they must
+    capacity = -(-num_tuples * (2 * num_ranks - 1) // num_ranks) + TUPLE_CHUNK // 16
+    chunk_bytes = min(num_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES
+    if capacity * tuple_bytes + chunk_bytes + gpu_build.build_memory_bytes(capacity, blocks.num_vertices,
+                                                                           weights is not None) <= free_device:
+        received = [cupy.empty(capacity, dtype=array.dtype) for array in arrays]
+        filled = 0
+        for begin, end in chunks:
+            parts, counts = chunk_parts(begin, end)
+            _, incoming = host_comm.alltoallv((), counts)
+            arriving = int(incoming.sum())
+            if filled + arriving > received[0].shape[0]:
+                grown = [cupy.empty(max(filled + arriving, received[0].shape[0] * 5 // 4), dtype=array.dtype)
+                         for array in received]
+                for target, array in zip(grown, received):
+                    target[:filled] = array[:filled]
+                received = grown
+            device_comm.alltoallv(parts, counts, incoming, out=tuple(target[filled:] for target in received))
+            filled += arriving
+        received = [array[:filled] for array in received]
+    else:
+        received_total = 0
+        for begin, end in chunks:  # first pass: how many tuples this rank receives
+            destination = destinations(src[begin:end].copy(), dst[begin:end].copy())
+            _, counts = host_comm.alltoallv((), send_counts(destination))
+            received_total += int(counts.sum())
+        received = [runtime.host_mapped_empty(received_total, array.dtype) for array in arrays]
+        filled = 0
+        for begin, end in chunks:
+            parts, counts = chunk_parts(begin, end)
             incoming, counts = device_comm.alltoallv(parts, counts)
             for target, part in zip(received, incoming):
                 target[filled:filled + int(counts.sum())] = part
-        del parts
-        filled += int(counts.sum())
+            filled += int(counts.sum())
     return received[0], received[1], received[2] if weights is not None else None
 
 
-def memory_needs(scale, edgefactor, num_ranks):
+def memory_needs(scale, edgefactor, num_ranks, bfs_row_copy=False):
     """``(host bytes, device bytes)`` of one rank, CUDA context apart: pinned host memory for its slice of the
-    tuples and those it receives (at most twice as many: each of its block's tuples once or twice); on its GPU the
-    largest of kernel 1 (one exchange chunk, then the row build), the searches, and the searches plus
-    validation's per-vertex arrays and chunk."""
+    tuples and, where they do not stay on its GPU, those it receives (at most twice as many: each of its block's
+    tuples once or twice); on its GPU the largest of kernel 1 (one exchange chunk, then the row build), the
+    searches (with or without the BFS's row copy), and the searches plus validation's per-vertex arrays and
+    chunk."""
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     host = 3 * slice_tuples * single_gpu.EDGE_LIST_BYTES
     chunk = min(slice_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES
     build = gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True)
-    searches = device_memory_bytes(scale, edgefactor, num_ranks)
+    searches = device_memory_bytes(scale, edgefactor, num_ranks, bfs_row_copy)
     validation = searches + num_vertices * single_gpu.VALIDATION_VERTEX_BYTES + \
         min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES
     return host, max(chunk, build, validation)
 
 
-def device_memory_bytes(scale, edgefactor, num_ranks):
+def device_memory_bytes(scale, edgefactor, num_ranks, bfs_row_copy=False):
     """Device bytes one rank needs, CUDA context apart: its share of the rows (about 2 M / P entries) and the
     kernels' arrays."""
     num_vertices = 1 << scale
     entries = -(-2 * (edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
-    return int(entries * ENTRY_BYTES + owned * OWNED_VERTEX_BYTES + num_vertices * GRAPH_VERTEX_BYTES)
+    entry_bytes = ENTRY_BYTES + (ROW_COPY_ENTRY_BYTES if bfs_row_copy else 0)
+    return int(entries * entry_bytes + owned * OWNED_VERTEX_BYTES + num_vertices * GRAPH_VERTEX_BYTES)
 
 
 class DistributedGPUBackend(DistributedBackend):
@@ -143,6 +169,7 @@ class DistributedGPUBackend(DistributedBackend):
 
     def __init__(self, comm):
         super().__init__(comm)
+        self._bfs_row_copy = True  # check_memory's plan: whether the BFS's copy of the rows fits
         if comm.size == 1:  # the warm-up's one rank: on the GPU made current already
             self.device_comm = SelfCommunicator(xp=cupy)
             return
@@ -172,9 +199,12 @@ class DistributedGPUBackend(DistributedBackend):
     def check_memory(self, scale, edgefactor):
         """Each host's pinned memory (its ranks' needs summed) and each rank's GPU: refused on every rank alike,
         naming the short ones (collective)."""
-        host_needed, device_needed = memory_needs(scale, edgefactor, self.comm.size)
         reports = self.comm.allgather_object((socket.gethostname(), cupy.cuda.Device().id,
                                               single_gpu.free_device_bytes(), available_memory_bytes()))
+        least_free = min(report[2] for report in reports)
+        # the BFS's copy of the rows where every GPU has room for it, as on one GPU
+        self._bfs_row_copy = memory_needs(scale, edgefactor, self.comm.size, bfs_row_copy=True)[1] <= least_free
+        host_needed, device_needed = memory_needs(scale, edgefactor, self.comm.size, self._bfs_row_copy)
         short = []
         for host in sorted({report[0] for report in reports}):
             ranks_there = [report for report in reports if report[0] == host]
@@ -188,6 +218,10 @@ class DistributedGPUBackend(DistributedBackend):
         if short:
             raise Graph500Error(f"SCALE {scale} with edgefactor {edgefactor} on {self.comm.size} GPUs: "
                                 + "; ".join(short))
+
+    def kernel_options(self, kernel_class):
+        """Constructor options of the memory plan: the BFS's ``row_copy`` where `check_memory` found room."""
+        return single_gpu.Backend.kernel_options(self, kernel_class)
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """This rank's slice of the reference's edge list ``(src, dst, weights)``, in mapped host memory."""

@@ -1,26 +1,39 @@
-// Requests to the owners of vertices (see requests.py): a rank's touched vertices, in label
-// order, are grouped by owner already; their staged values are taken from one word per vertex.
+// Requests to the owners of vertices (see requests.py).
 
-// How many touched vertices go to each rank: word_end (inclusive prefix sums of the touched
-// words' populations) at each rank's last word, differenced.
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
-owner_counts(const u64* __restrict__ word_end, const int* __restrict__ block_last_word, int num_ranks,
-             u64* __restrict__ counts) {
-    const int rank = blockIdx.x * BLOCK_THREADS + threadIdx.x;
-    if (rank >= num_ranks) return;
-    const int last = block_last_word[rank], previous = rank ? block_last_word[rank - 1] : -1;
-    const u64 through = last >= 0 ? word_end[last] : 0;
-    counts[rank] = through - (previous >= 0 ? word_end[previous] : 0);
-}
-
-// The touched vertices' values: values[i] = staging[vertices[i]], then staging[vertices[i]] = reset.
+// Send the touched vertices: each set bit of `touched` (cleared here) puts its vertex v and
+// staging[v] (then reset) in the send buffers, in v's owner's segment, which starts at the
+// owner's first vertex (blocks of `block` vertices: a segment holds at most its block). A
+// warp takes 32 consecutive words; where they are one owner's (all but a block's edge), it
+// reserves their slots with one atomicAdd on the owner's cursor.
 template <typename Value>
 __global__ void __launch_bounds__(BLOCK_THREADS)
-take_values(const int* __restrict__ vertices, int count, Value* __restrict__ staging, Value reset,
-            Value* __restrict__ values) {
-    const int i = blockIdx.x * BLOCK_THREADS + threadIdx.x;
-    if (i >= count) return;
-    const int v = vertices[i];
-    values[i] = staging[v];
-    staging[v] = reset;
+send_touched(u32* __restrict__ touched, i64 num_words, i64 block, Value* __restrict__ staging, Value reset,
+             int* __restrict__ vertices, Value* __restrict__ values, u64* __restrict__ cursors) {
+    const int lane = threadIdx.x & 31;
+    const i64 stride = (i64)gridDim.x * BLOCK_THREADS;
+    for (i64 base = (blockIdx.x * (i64)BLOCK_WARPS + (threadIdx.x >> 5)) * 32; base < num_words; base += stride) {
+        const i64 w = base + lane;
+        const u32 bits = w < num_words ? touched[w] : 0u;
+        const int owner = w < num_words ? (int)((w << 5) / block) : -1;
+        const u32 count = __popc(bits);
+        u64 slot = 0;
+        if (__all_sync(FULL_MASK, owner == __shfl_sync(FULL_MASK, owner, 0))) {
+            const u32 inclusive = warp_inclusive_scan(count);
+            const u32 total = __shfl_sync(FULL_MASK, inclusive, 31);
+            if (lane == 0 && total) slot = atomicAdd(&cursors[owner], (u64)total);
+            slot = __shfl_sync(FULL_MASK, slot, 0) + inclusive - count;
+        } else if (count) {
+            slot = atomicAdd(&cursors[owner], (u64)count);
+        }
+        if (!bits) continue;
+        touched[w] = 0u;
+        const i64 at = (i64)owner * block + (i64)slot;
+        u32 left = bits;
+        for (int k = 0; left; ++k, left &= left - 1) {
+            const int v = (int)((w << 5) | (__ffs(left) - 1));
+            vertices[at + k] = v;
+            values[at + k] = staging[v];
+            staging[v] = reset;
+        }
+    }
 }

@@ -47,6 +47,13 @@ parallel systems", IPDPS 2014). Distances are cut into buckets
    bucket). Counting edges, not vertices, keeps a search from a vertex far
    from the hubs out of the tail until the core is behind it.
 
+On several GPUs (``sssp_distributed.py``) this engine runs on each rank's
+block of a `PartitionedGraph`: a relaxation reaching another block's vertex
+leaves its candidate to the exchange (`graph500.kernels.gpu.requests`), the
+owner offers it to the vertex's state (``offer_requests``, as a local
+relaxation), the bucket's counts are every rank's, and a pull reads every
+rank's distances, gathered first.
+
 A vertex's distance and parent are one 64-bit word, ``float32 bits << 32 |
 parent``: a relaxation is one ``atomicMin`` on it, so distance and parent
 always agree, and the stored distance is exactly ``dist[parent] + w`` in
