@@ -1,13 +1,13 @@
 // Requests to the owners of vertices (see requests.py).
 
 // Send the touched vertices: each set bit of `touched` (cleared here) puts its vertex v and
-// staging[v] (then reset) in the send buffers, in v's owner's segment, which starts at the
+// staging[v] (which keeps it) in the send buffers, in v's owner's segment, which starts at the
 // owner's first vertex (blocks of `block` vertices: a segment holds at most its block). A
 // warp takes 32 consecutive words; where they are one owner's (all but a block's edge), it
 // reserves their slots with one atomicAdd on the owner's cursor.
 template <typename Value>
 __global__ void __launch_bounds__(BLOCK_THREADS)
-send_touched(u32* __restrict__ touched, i64 num_words, i64 block, Value* __restrict__ staging, Value reset,
+send_touched(u32* __restrict__ touched, i64 num_words, i64 block, const Value* __restrict__ staging,
              int* __restrict__ vertices, Value* __restrict__ values, u64* __restrict__ cursors) {
     const int lane = threadIdx.x & 31;
     const i64 stride = (i64)gridDim.x * BLOCK_THREADS;
@@ -33,7 +33,6 @@ send_touched(u32* __restrict__ touched, i64 num_words, i64 block, Value* __restr
             const int v = (int)((w << 5) | (__ffs(left) - 1));
             vertices[at + k] = v;
             values[at + k] = staging[v];
-            staging[v] = reset;
         }
     }
 }

@@ -11,7 +11,6 @@
 #define MEMBERS_SIZE 2    // vertices of this bucket so far (with edges)
 #define MEMBERS_EDGES 3   // their edges
 #define BEYOND 4          // 0xFFFFFFFF - the least distance bits at or past the bucket's end (0: none)
-#define UNSENT 0xFFFFFFFFFFFFFFFFull  // a staging word that holds no candidate (requests.py)
 
 // atomicMin without a result: a fire-and-forget reduction (the compiler merges an atomicMin
 // whose result goes unused with one whose result is used, keeping the slower round trip).
@@ -156,8 +155,9 @@ __device__ __forceinline__ void offer(int v, u64 candidate, int heavy, int itera
 // phase), the heavy phase the heavy edges (weight > delta) and the light ones that the light
 // phase left. Vertices and rows are those of [first_vertex, first_vertex + num_local), under
 // local indices (parents global); on several GPUs a candidate for another rank's vertex v goes
-// to staging[v] when less (an atomic min; one word per vertex of the graph) and marks v in
-// touched, for requests.py to send to its owner.
+// to staging[v] when less (an atomic min; one word per vertex of the graph, which keeps the
+// least candidate sent in the search, so that none is sent twice) and marks v in touched, for
+// requests.py to send to its owner.
 extern "C" __global__ void __launch_bounds__(THREADS)
 relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, const int* __restrict__ tile_first,
             int queue_size, u64 total_edges,
@@ -180,7 +180,7 @@ relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, con
         if (local >= 0 && local < num_local) {
             offer((int)local, word, heavy, iteration, bucket, offsets, frontier_end, state, frontier_stamp,
                   member_stamp, next, joined, tally);
-        } else if (word < staging[v] && atomicMin(&staging[v], word) == UNSENT) {
+        } else if (word < staging[v] && word < atomicMin(&staging[v], word)) {
             atomicOr(&touched[v >> 5], 1u << (v & 31));
         }
     });

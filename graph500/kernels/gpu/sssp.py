@@ -164,7 +164,7 @@ NUM_COUNTERS = 5
 INFINITY = np.float32(np.inf)
 SORT_ENTRIES = 1 << 26  # entries of the graph sorted at a time by sort_rows_by_weight
 _ALL_ONES = 0xFFFFFFFF
-UNSENT = 0xFFFFFFFFFFFFFFFF  # sssp.cu's UNSENT: a staging word without a candidate
+UNSENT = 0xFFFFFFFFFFFFFFFF  # a staging word without a candidate: above every state word
 _TRACE_COUNTS = ("buckets", "light_iterations", "tail_iterations", "relaxed_edges", "pulls")
 
 
@@ -269,6 +269,8 @@ class DeltaSteppingSSSP:
         """``(parents, distances)``: int32 and float32 CuPy arrays, under the input's labels; -1 and inf where
         unreached."""
         filled = self._filled_vertices
+        if self._requests is not None:
+            self._requests.clear()  # no candidate sent yet
         start = _kernel("start_search")
         start((runtime.persistent_blocks(start, THREADS, filled),), (THREADS,),
               (i32(root), runtime.pointer_or_null(getattr(self.graph, "new_label", None)), i64(self._first_vertex),
