@@ -84,11 +84,12 @@ class TracedSSSP(gpu_sssp.DeltaSteppingSSSP):
         return self._timed(kind, size, edges, lambda: super(TracedSSSP, self)._relax(
             queue, size, edges, row_end, high, next_queue))
 
-    def _heavy_phase(self, counts, low, high, unsettled_edges, timer):
+    def _heavy_phase(self, members_edges, low, high, unsettled_edges, timer):
         pulls = self._counts["pulls"]
         start = len(self.steps)
-        result = self._timed("heavy", counts[gpu_sssp.MEMBERS_SIZE], counts[gpu_sssp.MEMBERS_EDGES],
-                             lambda: super(TracedSSSP, self)._heavy_phase(counts, low, high, unsettled_edges, timer))
+        result = self._timed("heavy", int(self._counters.host[gpu_sssp.MEMBERS_SIZE]), members_edges,
+                             lambda: super(TracedSSSP, self)._heavy_phase(members_edges, low, high, unsettled_edges,
+                                                                          timer))
         bucket, _, vertices, edges, seconds, *_ = self.steps.pop()
         del self.steps[start:]
         pulled = self._counts["pulls"] > pulls
