@@ -6,7 +6,9 @@ report can write it to ``--plots DIR`` or embed it in an HTML page.
 * ``teps_distribution.png``: the TEPS of every search of every run (one box
   per run, labelled with its table row ``#N``), BFS and SSSP side by side.
 * ``teps_vs_scale.png``: harmonic-mean TEPS, with harmonic standard deviation
-  bars, against SCALE; one line per backend, kernel and device.
+  bars, against SCALE; one line per configuration (backend, device, ranks,
+  kernels, edgefactor: `graph500.publish.Run.configuration`), through the
+  newest run at each SCALE.
 * ``frontier_run<N>.png``, for each run whose record has a ``bfs.trace``: per
   BFS level, the frontier size and the edges examined by every search, each
   point coloured by the level's direction (top-down, bottom-up, ...).
@@ -89,28 +91,30 @@ def teps_distribution(pyplot, runs):
 
 
 def _series(runs, kind):
-    """The runs of pass ``kind`` grouped by (backend, kernel, device), each group by SCALE."""
-    groups = collections.defaultdict(list)
+    """The runs of pass ``kind`` grouped by configuration, each group the newest run at each SCALE, by SCALE."""
+    groups = collections.defaultdict(dict)
     for run in runs:
         if run.passes[kind]:
-            groups[(run.backend, run.kernel(kind), run.device)].append(run)
-    return {key: sorted(members, key=lambda run: run.scale) for key, members in sorted(groups.items())}
+            at_scale = groups[run.configuration]
+            if run.scale not in at_scale or run.created >= at_scale[run.scale].created:
+                at_scale[run.scale] = run
+    return {key: [members[scale] for scale in sorted(members)] for key, members in sorted(groups.items())}
 
 
-def _short(device):
-    """A device description short enough for a legend: its first part when it is long."""
-    return device if len(device) <= 32 else device.split(",")[0]
+def _line_label(run, kind):
+    ranks = f", {run.ranks} ranks" if run.ranks > 1 else ""
+    return f"{run.backend} {run.device_model}{ranks}: {run.kernel(kind)}"
 
 
 def teps_vs_scale(pyplot, runs):
-    """Harmonic-mean TEPS against SCALE, a line per backend/kernel/device, a panel per pass."""
+    """Harmonic-mean TEPS against SCALE, a line per configuration, a panel per pass."""
     figure, panels = _pass_axes(pyplot, runs, 6.5)
     for axis, kind in panels:
-        for (backend, kernel, device), members in _series(runs, kind).items():
+        for members in _series(runs, kind).values():
             axis.errorbar([run.scale for run in members],
                           [run.passes[kind].harmonic_mean for run in members],
                           yerr=[run.passes[kind].harmonic_stddev for run in members],
-                          marker="o", capsize=3, label=f"{backend} {kernel} ({_short(device)})")
+                          marker="o", capsize=3, label=_line_label(members[0], kind))
         axis.set_yscale("log")
         axis.xaxis.get_major_locator().set_params(integer=True)
         axis.set_xlabel("SCALE")

@@ -215,9 +215,10 @@ def test_csv_values(records, capsys):
     _, paths = records
     rows = csv_rows(run_report([*paths, "--format", "csv"], capsys).out)
     assert len(rows) == 6
-    cpu, gpu = rows[0], rows[3]
-    assert (cpu["run"], cpu["machine"], cpu["device"], cpu["backend"]) == (
-        "1", report.machine_info()["hostname"], "CPU, 2 Numba threads", "cpu")
+    gpu, cpu = rows[0], rows[3]  # the faster configuration first, then by SCALE
+    assert [row["scale"] for row in rows] == ["14", "16", "18"] * 2
+    assert (cpu["run"], cpu["machine"], cpu["device"], cpu["backend"], cpu["ranks"]) == (
+        "4", report.machine_info()["hostname"], "CPU, 2 Numba threads", "cpu", "1")
     assert cpu["kernels"] == "cpu_top_down / cpu_dijkstra"
     assert (cpu["scale"], cpu["edgefactor"], cpu["validation"]) == ("14", "16", "passed")
     assert float(cpu["bfs_teps"]) == pytest.approx(4e6) and float(cpu["sssp_teps"]) == pytest.approx(1e6)
@@ -238,7 +239,7 @@ def test_ratios_against_a_baseline(tmp_path, capsys):
     # SSSP TEPS/W: (2.5e8 / 250) / (1e6 / 50) = 50.
     base = write(tmp_path / "base.json", make_record(watts=(100.0, 50.0)))
     fast = write(tmp_path / "fast.json", make_record(seconds_per_edge=1e-9, watts=(400.0, 250.0)))
-    rows = csv_rows(run_report([base, fast, "--baseline", base, "--format", "csv"], capsys).out)
+    rows = csv_rows(run_report([base, fast, "--baseline", base, "--format", "csv", "--all"], capsys).out)
     ratios = [[float(row[f"{key}_vs_baseline"]) for key in publish.RATIO_KEYS] for row in rows]
     assert ratios[0] == pytest.approx([1.0, 1.0, 1.0, 1.0])
     assert ratios[1] == pytest.approx([250.0, 250.0, 62.5, 50.0])
@@ -247,8 +248,22 @@ def test_ratios_against_a_baseline(tmp_path, capsys):
 def test_ratio_without_energy_is_empty(records, capsys):
     _, paths = records
     rows = csv_rows(run_report([*paths, "--baseline", paths[0], "--format", "csv"], capsys).out)
-    assert float(rows[4]["bfs_teps_vs_baseline"]) == pytest.approx(1e9 / 4e6)
-    assert rows[4]["bfs_teps_per_w_vs_baseline"] == ""
+    assert float(rows[1]["bfs_teps_vs_baseline"]) == pytest.approx(1e9 / 4e6)  # the GPU run at SCALE 16
+    assert rows[1]["bfs_teps_per_w_vs_baseline"] == ""
+
+
+def table_after(lines, heading):
+    """The markdown table (header and rows of stripped cells) that follows ``heading``."""
+    start = lines.index(heading)
+    rows = [line for line in lines[start:] if line.startswith("|")]
+    table = []
+    for line in rows:
+        if line.startswith("|---"):
+            continue
+        if table and lines.index(line, start) > lines.index(rows[0], start) + len(table) + 1:
+            break
+        table.append([cell.strip() for cell in line.strip("|").split("|")])
+    return table
 
 
 def test_markdown_document(records, capsys):
@@ -256,18 +271,79 @@ def test_markdown_document(records, capsys):
     text = run_report([*paths, "--baseline", paths[0]], capsys).out
     lines = text.splitlines()
     assert lines[0] == "# Graph500 results"
-    header = next(line for line in lines if line.startswith("| #"))
-    titles = [cell.strip() for cell in header.strip("|").split("|")]
-    assert titles == [title for _, title, _ in publish.COLUMNS + publish.RATIO_COLUMNS]
-    gpu_row = [cell.strip() for cell in next(line for line in lines if line.startswith("| 6 ")).strip("|").split("|")]
-    assert gpu_row[:8] == ["6", report.machine_info()["hostname"], "NVIDIA H100 80GB HBM3", "gpu",
-                           "gpu_top_down / gpu_dijkstra", "18", "16", "1 G"]
-    assert gpu_row[11:13] == ["2.5 M", "714.3 k"]
-    assert gpu_row[-4:] == ["250", "250", publish.MISSING, publish.MISSING]
-    assert f"Ratios are against {paths[0].rsplit('/', 1)[1]}" in text
-    assert "## Where each run was measured" in text
-    assert "NVML GPU 0 (NVIDIA H100 80GB HBM3)" in text
+    assert [line for line in lines if line.startswith("## ")] == ["## Summary", "## Runs",
+                                                                  "## Where each run was measured"]
+    assert max(len(line) for line in lines) <= 160
+    summary = table_after(lines, "## Summary")
+    assert summary[0] == ["backend", "device", "ranks", "kernels (BFS / SSSP)", "SCALE", "BFS GTEPS", "SSSP GTEPS",
+                          "BFS GTEPS/W", "SSSP GTEPS/W", "run"]
+    assert summary[1:] == [["gpu", "H100 80GB HBM3", "1", "gpu_top_down / gpu_dijkstra", "18", "1.00", "0.250",
+                            "0.00250", "0.000714", "#3"],
+                           ["cpu", "CPU, 2 threads", "1", "cpu_top_down / cpu_dijkstra", "18", "0.00400", "0.00100",
+                            publish.MISSING, publish.MISSING, "#6"]]
+    assert (f"On every row: machine {report.machine_info()['hostname']}; ranks 1; edgefactor 16; validation passed."
+            in " ".join(text.split()))
+    runs = table_after(lines, "## Runs")
+    assert runs[0] == ["#", "backend", "device", "kernels", "SCALE", "BFS GTEPS", "SSSP GTEPS", "BFS GTEPS/W",
+                       "SSSP GTEPS/W", "build s", "GiB", "date", "BFS x", "SSSP x", "BFS/W x", "SSSP/W x"]
+    assert runs[3][:5] == ["3", "gpu", "H100 80GB HBM3", "gpu_top_down / gpu_dijkstra", "18"]
+    assert runs[3][5:7] == ["1.00 ± 0", "0.250 ± 0"]  # every search alike
+    assert runs[3][7:9] == ["0.00250", "0.000714"] and runs[3][-4:] == ["250", "250", publish.MISSING,
+                                                                         publish.MISSING]
+    assert runs[4][-4:] == ["1", "1", publish.MISSING, publish.MISSING]  # the baseline itself
+    prose = " ".join(text.split())  # paragraphs are wrapped
+    assert f"Ratios (x) are against {paths[0].rsplit('/', 1)[1]}" in prose
+    assert "NVML, 1 meter" in text
     assert "## Plots" not in text
+
+
+def test_summary_takes_each_configuration_newest_at_its_largest_scale(tmp_path, capsys):
+    """Repeated configurations: the summary keeps one row each (the newest run at the largest SCALE), the runs
+    table the newest of each configuration and SCALE, ``--all`` every record."""
+    h200 = "NVIDIA H200, 140 GiB, compute capability 90, 132 SMs"
+    paths = [write(tmp_path / f"{name}.json", record) for name, record in (
+        ("a-cpu-14", make_record(scale=14, hour=1)),
+        ("b-cpu-16", make_record(scale=16, hour=2, seconds_per_edge=2e-7)),
+        ("c-cpu-16-again", make_record(scale=16, hour=5, seconds_per_edge=4e-7)),
+        ("d-h200-16", make_record(scale=16, backend="gpu", device=h200, seconds_per_edge=2e-9, hour=3)),
+        ("e-h100-14", make_record(scale=14, backend="gpu", device="NVIDIA H100 80GB HBM3, 79 GiB", hour=4,
+                                  seconds_per_edge=1e-9)))]
+    runs = publish.load_runs(paths)
+    shown = publish.shown_runs(runs)
+    assert [run.source for run in shown] == ["e-h100-14.json", "d-h200-16.json", "a-cpu-14.json",
+                                             "c-cpu-16-again.json"]
+    assert [run.number for run in shown] == [1, 2, 3, 4]
+    assert [run.source for run in publish.summary_runs(shown)] == ["e-h100-14.json", "d-h200-16.json",
+                                                                   "c-cpu-16-again.json"]
+    headers, cells = publish.summary_table(shown)
+    assert [row[headers.index("device")] for row in cells] == ["H100 80GB HBM3", "H200 (140 GiB)", "CPU, 2 threads"]
+    assert [row[headers.index("BFS GTEPS")] for row in cells] == ["1.00", "0.500", "0.00250"]
+    assert [row[headers.index("run")] for row in cells] == ["#1", "#2", "#4"]
+    every = publish.shown_runs(runs, every_record=True)
+    assert [run.source for run in every] == ["e-h100-14.json", "d-h200-16.json", "a-cpu-14.json",
+                                             "b-cpu-16.json", "c-cpu-16-again.json"]
+    text = run_report([*paths, "--all"], capsys).out
+    assert "5 record(s)" in text and "| 4 | cpu | CPU, 2 threads | cpu_top_down / cpu_dijkstra | 16 | 0.00500 ± 0 |" in text
+    assert "4 of 5 records (`--all`: every record)" in " ".join(run_report(paths, capsys).out.split())
+
+
+def test_gteps_keep_three_significant_figures():
+    assert [publish.gteps(value) for value in (6.0267e11, 5.13835e10, 3.0e10, 8.168e7, 99.96e9, 1.2346e12)] == \
+        ["603", "51.4", "30.0", "0.0817", "100", "1235"]
+    assert publish.gteps(None) == publish.MISSING
+
+
+@pytest.mark.parametrize("device, model", [
+    ("NVIDIA H100 80GB HBM3, 79 GiB, compute capability 90, 132 SMs", "H100 80GB HBM3"),
+    ("NVIDIA H200, 140 GiB, compute capability 90, 132 SMs", "H200 (140 GiB)"),
+    ("2 ranks x 1 GPU: NVIDIA H200 (0000:00:06.0), NVIDIA H200 (0000:00:07.0)", "H200"),
+    ("AMD EPYC, 2 Numba threads", "AMD EPYC, 2 threads"),
+    ("AMD EPYC, 16 ranks x 1 Numba threads", "AMD EPYC, 1 thread"),
+    ("NVIDIA H100 80GB HBM3", "H100 80GB HBM3"),
+    ("unknown", "unknown"),
+])
+def test_device_model(device, model):
+    assert publish.device_model(device) == model
 
 
 def test_latex_table(records, capsys):
@@ -297,10 +373,10 @@ def test_plots_written(records, tmp_path, capsys):
     output = tmp_path / "page" / "README.md"
     run_report([*paths, "--plots", str(directory), "--output", str(output)], capsys)
     names = sorted(p.name for p in directory.iterdir())
-    assert names == ["frontier_run6.png", "teps_distribution.png", "teps_vs_scale.png"]
+    assert names == ["frontier_run3.png", "teps_distribution.png", "teps_vs_scale.png"]
     assert all((directory / name).read_bytes().startswith(PNG_SIGNATURE) for name in names)
     text = output.read_text()
-    assert "](../plots/teps_vs_scale.png)" in text and "](../plots/frontier_run6.png)" in text
+    assert "](../plots/teps_vs_scale.png)" in text and "](../plots/frontier_run3.png)" in text
 
 
 @needs_matplotlib
@@ -315,6 +391,18 @@ def test_plots_without_matplotlib(records, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(Graph500Error, match=r"^plots need matplotlib: pip install 'graph500\[plot\]'$"):
         publish.report_command(parse([*paths, "--plots", str(tmp_path / "plots")]))
+
+
+def test_teps_against_scale_draws_one_line_per_configuration(tmp_path):
+    """One line per configuration (two devices here), through the newest run at each SCALE."""
+    paths = [write(tmp_path / f"{number}.json", record) for number, record in enumerate((
+        make_record(scale=14, hour=1), make_record(scale=16, hour=2), make_record(scale=16, hour=6, seed=3),
+        make_record(scale=14, backend="gpu", device="NVIDIA H100 80GB HBM3, 79 GiB", hour=3)))]
+    runs = publish.load_runs(paths)
+    series = plots._series(runs, "bfs")
+    assert len(series) == 2
+    cpu = next(members for key, members in series.items() if key[0] == "cpu")
+    assert [(run.scale, run.source) for run in cpu] == [(14, "0.json"), (16, "2.json")]
 
 
 # ---------------------------------------------------------------- HTML
@@ -371,13 +459,17 @@ def test_html_page_structure(records, tmp_path, capsys):
     run_report([*paths, "--format", "html", "--baseline", paths[3], "--output", str(output)], capsys)
     page = page_structure(output.read_text())
     assert page.doctype == "DOCTYPE html"
-    assert page.headings == ["Graph500 results", "Where each run was measured", "Plots"]
-    results, measured = page.tables
-    assert results[0] == [title for _, title, _ in publish.COLUMNS + publish.RATIO_COLUMNS]
+    assert page.headings == ["Graph500 results", "Plots", "Summary", "Runs", "Where each run was measured"]
+    summary, results, measured = page.tables
+    runs = publish.shown_runs(publish.load_runs(paths))
+    assert summary[0] == [title for title, _ in publish.SUMMARY_COLUMNS if title != "edgefactor"]
+    assert [row[:2] + row[4:6] for row in summary[1:]] == [["gpu", "H100 80GB HBM3", "18", "1.00"],
+                                                           ["cpu", "CPU, 2 threads", "18", "0.00400"]]
+    assert results[0][:4] == ["#", "backend", "device", "kernels"]
     assert [row[0] for row in results[1:]] == ["1", "2", "3", "4", "5", "6"]
-    assert results[4][-4:] == ["1", "1", "1", "1"]
-    assert [row[1] for row in measured[1:]] == [p.rsplit("/", 1)[1] for p in paths]
-    assert [row[5] for row in measured[1:]] == ["CPU, 2 Numba threads"] * 3 + ["NVIDIA H100 80GB HBM3"] * 3
+    assert results[1][-4:] == ["1", "1", "1", "1"]  # paths[3]: the GPU run at SCALE 14, the first row
+    assert [row[1] for row in measured[1:]] == [run.source for run in runs]
+    assert [row[3] for row in measured[1:]] == ["NVIDIA H100 80GB HBM3"] * 3 + ["CPU, 2 Numba threads"] * 3
     assert len(page.images) == 3 and page.external == []
     for image in page.images:
         assert image["src"].startswith("data:image/png;base64,") and image["alt"]
@@ -391,7 +483,7 @@ def test_html_page_without_matplotlib_has_no_plots(records, tmp_path, monkeypatc
     streams = run_report([*paths, "--format", "html", "--output", str(output)], capsys)
     assert "no plots in the page: plots need matplotlib" in streams.err
     page = page_structure(output.read_text())
-    assert page.images == [] and "Plots" not in page.headings and len(page.tables) == 2
+    assert page.images == [] and "Plots" not in page.headings and len(page.tables) == 3
 
 
 def colourful_fraction(png_path):
@@ -416,3 +508,20 @@ def test_html_page_in_headless_chromium(records, tmp_path, capsys, monkeypatch, 
     # Tables and text are black on white and grey: only the plots' lines, boxes and points are coloured.
     fraction = colourful_fraction(screenshot)
     assert (fraction > 0.001) == with_plots, fraction
+
+
+@needs_matplotlib
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs chromium (apt-get install chromium)")
+def test_html_page_fits_a_laptop_screen_in_headless_chromium(records, tmp_path, capsys):
+    """At 1280 x 800 the page needs no horizontal scroll bar: its scroll width, read by a script Chromium runs,
+    is at most the window's."""
+    _, paths = records
+    page = tmp_path / "report.html"
+    run_report([*paths, "--format", "html", "--baseline", paths[0], "--output", str(page)], capsys)
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text().replace(
+        "</body>", "<script>document.title = 'width ' + document.documentElement.scrollWidth;</script></body>"))
+    result = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,800",
+                             "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120, check=True)
+    width = int(result.stdout.split("<title>width ", 1)[1].split("<", 1)[0])
+    assert 0 < width <= 1280, width
