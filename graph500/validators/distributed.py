@@ -23,14 +23,9 @@ The design is the simple robust one:
    `common.tree_levels` (pointer jumping, ``cycle``), `sssp.check_distances`
    (``root-distance``).  The ranks read identical arrays, so they raise
    identical errors without talking.  On host buffers the whole arrays are
-   gathered arrays of the communicator (``comm.gathered_array``), kept by
-   the validation graph and refilled by every validation after a barrier:
-   where the ranks share one host's memory (an MPI shared window) the host
-   holds one copy, which every rank reads; elsewhere each rank its own (an
-   allgather), as on a device communicator.  Memory: the whole arrays cost
-   N * (8 + 4) bytes a copy (int64 parents, float32 distances), and every
-   rank N * 4 (int32 levels) plus the single-process validator's N-sized
-   work arrays (reached, confirmed, pointer jumping).
+   gathered arrays of the communicator (one shared copy a host where the
+   ranks share its memory, else an allgather); every rank also holds N * 4
+   bytes of levels and the single-process validator's N-sized work arrays.
 3. Tuple rules on this rank's tuples.  Each rank runs the single-process
    pass (`bfs.edge_pass`, `sssp.edge_pass`: the fused Numba pass, or the
    array-generic one) over its own slice, with the whole levels / parents /
@@ -53,24 +48,16 @@ The design is the simple robust one:
 6. nedge (spec section 5): the ranks' counts of their tuples with both
    endpoints reached (self-loops excluded, duplicates included), summed.
 
-Errors and their messages are the single-process validator's; with P = 1
-(`graph500.comm.SelfCommunicator`) the result, nedge or ValidationError, is
-exactly the single-process validator's.  A mistake by the caller
-(root not a vertex, ranks passing different roots, a non-integer parent
-array) raises the same ValueError / TypeError on every rank, so no rank is
-left waiting in a collective.
+Errors and messages are the single-process validator's (with P = 1 its very
+result); a caller's mistake raises the same error on every rank.
 
 `DistributedValidationGraph.count_reached_tuples(local_reached)` gives nedge
 of a run without validation: the first-endpoint counts of all ranks' tuples
 are summed once (one allreduce of N int64 in `from_edges`) and each rank
 keeps those of its own vertices, so a search costs one scalar allreduce.
 
-The arrays travel through the communicator's interface only
-(`graph500.comm`), in the array module of the rank's tuples: NumPy with an
-MPI communicator (CuPy parts of the result are copied to the host first),
-or CuPy with a device communicator (`graph500.comm.NCCLCommunicator`: every
-step above then runs on the rank's GPU, as the single-process validator
-does on CuPy arrays).
+Arrays travel through the communicator only, in the array module of the
+rank's tuples: NumPy with MPI, CuPy with NCCL (every step on the rank's GPU).
 """
 
 import numpy

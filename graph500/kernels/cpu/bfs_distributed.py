@@ -1,182 +1,43 @@
 """Kernel 2, ``distributed-direction-optimizing``: direction-optimizing BFS over the P ranks of a run.
 
-Algorithm: Beamer, Asanovic and Patterson, "Direction-Optimizing
+Algorithm: Beamer, Asanović and Patterson, "Direction-Optimizing
 Breadth-First Search" (SC 2012), on the 1D vertex partition of Buluç and
-Madduri, "Parallel Breadth-First Search on Distributed Memory Systems" (SC
-2011): rank r owns a block of vertices (`graph500.partition.VertexBlocks`)
-and the CSR rows of its vertices, neighbours under their global labels
-(`graph500.kernels.graph.PartitionedGraph`). Every rank keeps a visited
-bitmap of all N vertices. By Beamer's rules on global counts, a level is:
+Madduri (SC 2011), with the replicated frontier bitmap of Yasui, Fujisawa
+and Sato (Graph500 2013-2014). Rank r owns a block of vertices
+(`graph500.partition.VertexBlocks`) and their rows, neighbours under global
+labels (`graph500.kernels.graph.PartitionedGraph`). A level, by Beamer's
+rules on global counts:
 
-- top-down: the frontier's vertices are set in every rank's visited bitmap
-  (each rank contributes its own: an allgather of their labels while they
-  are fewer bytes than a bitmap of N bits, else of its words of that
-  bitmap, whichever is smaller by the global frontier count; at P = 16,
-  SCALE 24 the 2 MB bitmap allgather cost 1.3 ms on a frontier of one
-  vertex). Each rank expands its own frontier vertices (a queue made from
-  its words). A neighbour ``v`` already visited is skipped; an unvisited one
-  becomes the request (child ``v``, parent ``u``) for the owner of ``v``
-  (requests to itself included), and ``v``'s bit is set in the rank's copy of
-  the visited bitmap, so the rank asks for each vertex about once a level.
-  Requests are grouped by owner, each packed in one uint64 (``v``'s offset in
-  its owner's block, ``u``'s in the asking rank's, 32 bits each), and
-  exchanged (one alltoallv); each owner claims its children: the first
-  request written wins (``parent[v] == -1``); with several threads a keep
-  pass over those winners retains exactly one request per child, the one
-  whose claim landed (a pair (v, u) is sent at most once, rows having no
-  duplicates), so the next frontier has no duplicates. Every requested vertex is claimed by its
-  owner, so the bits set while requesting are bits of the next frontier: the
-  visited bitmaps of all ranks agree again after the next allgather.
-- top-down by found bitmaps (a level of at least ``found_bitmap_edges`` x N
-  frontier edges, over all ranks; off by default): each rank finds the
-  unvisited neighbours of its frontier as above and marks them in a bitmap
-  of all N vertices, the ranks exchange its blocks (one alltoallv of N / 8
-  bytes in all a rank, whatever the edges, the counts known), and each
-  owner finds a parent in the published frontier for every vertex any rank
-  found, by the bottom-up scan restricted to them: no per-edge request, no
-  claim (the multi-GPU kernel's top-down, `graph500.kernels.gpu.bfs_distributed`).
-  On 2 ranks of 2 cores, SCALE 20, 16 keys, 4 interleaved rounds
-  (benchmarks/distributed_sweep.py), against requests only: at every
-  level with N / 64 edges 0.81x, at every level 0.73x (a found vertex's
-  row is scanned, hubs first, for its parent, which the request carried),
-  from N / 4 1.01x, from N 0.97x; it is meant for many ranks, where a hub
-  level's requests are millions and their exchange and claims the cost
-  (docs/measurements.md: MPI scaling). There (16 ranks of one thread on the
-  16-core host, SCALE 24, 8 keys, 3 rounds, medians): from N / 64 edges
-  1.02x, from N / 4 1.04x, within the rounds' spread: it stays off.
-- bottom-up: the frontier is replicated on every rank as a bitmap of all N
-  vertices (each rank contributes the words of its block), as in the
-  replicated-bitmap bottom-up of Yasui, Fujisawa and Sato (Graph500
-  2013-2014). Each rank ORs only its own words of it into its visited
-  words (what it claimed in a top-down level before); the other ranks'
-  words of its replicated visited bitmap, which only top-down levels read,
-  are brought up to date once, when the search goes back to top-down: every
-  rank publishes its own visited words as it publishes a frontier, and
-  copies the whole. OR-ing every bottom-up level's whole frontier (N / 8
-  bytes a rank, written by all the other ranks a moment before) in every
-  rank's copy instead measured the same on 2 ranks, SCALE 21 (1.02x, 6
-  rounds), where that bitmap is 256 KiB; at P = 16, SCALE 24 it is 2 MiB a
-  level a rank, the search 2 or 3 bottom-up levels. The frontier bitmaps are
-  the communicator's gathered arrays: when every rank runs on one host, one
-  bitmap in memory the ranks share (an MPI-3 shared window), where each rank
-  writes its words in place and a barrier publishes them (no copy, and one
-  bitmap in the host's caches instead of P); across hosts, an allgather.
-  2 ranks on the 2-core development machine, SCALE 20, 16 keys, 4 pairs of
-  runs against the allgather: 1.23x, 1.29x, 0.99x, 1.05x. Each rank scans its own
-  unvisited vertices against it, each stopping at its first neighbour in it
-  (`bfs_bottom_up.bottom_up_step` on the rank's rows and its words of the
-  visited bitmap). No other communication. A summary read before the
-  bitmap (a bit per frontier word, for frontiers below N / 256 or N / 16)
-  measured 0.91x and 0.93x at P = 16, SCALE 24 on the 16-core host (3
-  interleaved rounds of 8 keys), 0.9x at P = 2, SCALE 21 on 2 cores; and
-  each rank scanning against a copy of its own, made while OR-ing the
-  frontier into the visited bitmap (the shared bitmap's lines were just
-  written by the other ranks' cores): 0.91x at P = 2, SCALE 21 (5 rounds),
-  that level no faster in `benchmarks/distributed_levels.py`.
+- top-down: each rank expands its own frontier vertices; an unvisited
+  neighbour v becomes a request (v, parent) for v's owner, packed in one
+  uint64 and exchanged by owner (alltoallv), and v's bit is set in the rank's
+  copy of the visited bitmap so it asks once; each owner claims its children
+  (the first request wins; with threads a keep pass leaves exactly one).
+  The frontier reaches every rank as labels or bitmap words, whichever is
+  smaller. (Found bitmaps instead of requests, from ``found_bitmap_edges``
+  x N frontier edges: off.)
+- bottom-up: the frontier is a bitmap of all N vertices every rank reads
+  (one shared-memory window a host, an allgather across hosts); each rank
+  scans its unvisited vertices against it (`bfs_bottom_up.bottom_up_step`).
 
-Degree ordering (``reorder``, built once with the kernel): each rank
-renumbers the vertices of its own block by decreasing degree (new label =
-first vertex of the block + position in the block's order, so ownership and
-``owner(v) = v // block`` are unchanged; ties keep the input order), and
-rewrites its rows under the new labels, each row listing its neighbours by
-decreasing degree class (``degree.bit_length()``: a counting sort per row,
-hubs first, input order within a class). As for the one-process kernel
-(`graph500.kernels.cpu.reorder`), a bottom-up scan then mostly finds a
-parent at its first neighbour, and the vertices without edges gather at the
-end of every block, whose visited words are full from the start and skipped.
-The root is translated by its owner. A parent is written under its input
-label as it is found (`frontier.Parents` over the rank's block: a read of
-the table of all N input labels, mostly at hubs), and the search ends with
-one gather of the block's parents into input order and a reset of the
-array for the next search. Mapping the parents afterwards instead (two
-random accesses per vertex, one into that table) was a third of a search
-outside its levels on 2 ranks, SCALE 20 (2.6 of 7.2 ms; after: 1.2 of 6.0
-ms, `benchmarks/distributed_levels.py`), and on 16 ranks of the 16-core
-host, SCALE 24, 19.1 of 53.6 ms (after: 6.3 ms; the slowest rank's).
+Degree ordering (``reorder``): each rank numbers its block by decreasing
+degree (owners unchanged) and lists each row hubs first; parents are
+written under their input labels as found and gathered into input order at
+the end. Every per-edge and per-vertex loop is a prange over one task per
+thread, without atomics (a lost visited bit only costs a duplicate request).
 
-Switching: bottom-up when the frontier's edges exceed the edges not yet
-examined / ``alpha``; back to top-down, for at least one level, when the
-frontier shrinks and holds at most N / ``beta`` vertices (as
-`bfs_direction_optimizing`, with every count summed over the ranks). With
-``busiest_rank``, the frontier's edges in the first rule are those of the
-rank with the most, times P: a top-down level lasts as long as its busiest
-rank, and a frontier of hubs puts most of its edges on the few ranks that
-own them (a bottom-up level is balanced: every rank scans its own block).
+Data structures per rank (n = N / P vertices): parents (n, kept across
+searches), the replicated visited bitmap and the frontier bitmaps (N / 8
+bytes each, shared on one host), request buffers (grown to the largest
+level), the bottom-up work split, the rows under the new labels, the label
+tables (n each, and the input label of every vertex: N labels).
 
-Parallelism within a rank: every per-edge and per-vertex loop is a Numba
-prange over one task per thread. Top-down tasks take equal shares of the
-frontier's edges (cutting through hub rows) and write their requests to their
-own slots; the grouping by owner, the claim and the keep pass are parallel
-over equal shares; bottom-up tasks own ranges of bitmap words of about equal
-expected work (`BottomUpLayout`). No atomic operation: the only races are a
-claim (settled by the keep pass) and two requests setting bits of one visited
-word (one bit may be lost; it then costs a duplicate request, never a wrong
-tree).
-
-Data structures (per rank, block of n = N / P vertices, m local row entries):
-``parent`` (`frontier.Parents`: n, the labels' dtype, kept across
-searches; a search returns a new array, input labels), the replicated visited
-bitmap (N / 8 bytes), the current and next frontier bitmaps and the
-published visited words (gathered arrays of N / 8 bytes each: shared by the
-ranks of one host), request buffers (child and parent as
-made, labels as the rows store them, int32 while N <= 2^31, and the packed
-requests grouped by owner, uint64), grown to the largest top-down level's
-frontier edges and kept across searches, 16 bytes a received request while
-a level claims (child and parent, int64), and the bottom-up work split,
-built once. Degree ordering keeps the rows
-under the new labels (a copy of the input's), ``order`` and its inverse
-(int64, n each) and the input label of every new label (N labels: 4 bytes a
-vertex of the whole graph with int32 labels); while it is built, every
-rank also holds the degree class and the new label of all N vertices,
-packed in one word (an allgather of 4 bytes a vertex up to 2^26 vertices,
-8 beyond).
-
-Communication per level: the frontier's publication (on one host a
-barrier; across hosts an allgather, each rank receiving N / 8 bytes), or on
-top-down levels an allgather of 4 bytes a frontier vertex with int32 labels
-when that is less (after an allgather of P counts), one allreduce of three int64 (frontier size, its edges, edges
-examined); top-down levels add an alltoall of P counts and an alltoallv of
-the packed requests (8 bytes a request, at most one per distinct
-(rank, child) pair up to lost bits); the level that leaves bottom-up adds
-one allreduce of the frontier's edges and the visited words' publication
-(as a frontier's), and with ``busiest_rank`` every level
-that may go bottom-up next one allreduce (max) of a rank's frontier edges.
-Construction: an allreduce (largest
-degree class) and two allgathers (N packed classes and new labels, N input
-labels).
-
-The top-down loops index with unsigned integers, as the one-process
-kernels do (`frontier`'s notes): 2 ranks, SCALE 21, 3 process pairs, 1.03x,
-1.68x and 0.73x, within the noise (the bottom-up scan, shared with the
-one-process kernel, had its unsigned indices in both trees).
-
-Tunables: ``first_neighbors`` (True: the bottom-up scan reads each row's
-first neighbour from an array of its own, `bfs_bottom_up`; 1.15x at P =
-16, SCALE 24 on the 16-core host), ``found_bitmap_edges``
-(FOUND_BITMAP_EDGES: off, see above), ``alpha`` (40) and ``beta`` (18, Beamer's value as in the one-process
-kernel). A top-down edge costs more here than in one process
-(requests exchanged and claimed by their owner) and less and less against
-a degree-ordered bottom-up scan as P grows, so bottom-up pays earlier than
-Beamer's alpha = 15 says: 16 keys, interleaved rounds, 1 thread a rank,
-medians of alpha = 15 / 40 / 100 (TEPS): P = 2, SCALE 20: 2.05e9 / 1.82e9 /
-1.89e9; P = 2, SCALE 21: 1.74e9 / 2.16e9 / 1.99e9; P = 4 (on 2 cores),
-SCALE 19: 8.6e8 / 8.9e8 / 9.5e8, SCALE 20: 1.25e9 / 1.55e9 / 1.44e9; on a
-16-core host before degree ordering, P = 16, SCALE 24: 1.9e9 (a noisy first
-round) / 3.9e9 / 3.8e9. ``parallel_edges`` (2^15): top-down levels whose local
-frontier has fewer edges, or fewer received requests, run on one thread;
-``reorder`` (True): degree ordering, 2.13x at SCALE 20 on 2 ranks x 1
-thread, alpha = 40 (median of 4 interleaved rounds of 16 keys: 2.21e9 TEPS,
-rounds 1.85e9-2.27e9, against 1.04e9, 8.2e8-1.17e9; 1.79x on a host
-loaded by other jobs), for 0.24-0.32 s of construction there (0.9-1.1 s
-loaded); ``busiest_rank`` (True; medians of interleaved rounds of 16 keys on
-2 cores, spreads overlapping: 1.10x at P = 2, SCALE 20 and at P = 4, SCALE
-20, 0.98x at P = 2, SCALE 21; the imbalance it answers is that of P = 16:
-on the 16-core host, SCALE 24, 1 thread a rank, 3 interleaved rounds of 8
-keys, 1.06x, rounds 4.8e9-5.07e9 TEPS against 4.66e9-5.7e9 without, the
-spreads overlapping).
-
-A `CSRGraph` (or kernel 1's renumbered graph) is searched as the one part of
-a one-rank run: roots and parents are translated through its labels.
+Tunables: ``alpha`` (ALPHA 40: a top-down edge costs more here than in one
+process), ``beta`` (18), ``parallel_edges`` (2^15: smaller top-down levels
+on one thread), ``reorder`` (True), ``busiest_rank`` (True: the first rule
+counts the busiest rank's frontier edges times P), ``first_neighbors``
+(True), ``found_bitmap_edges`` (FOUND_BITMAP_EDGES: inf, off). Every choice's
+measurements: docs/kernels/cpu-bfs-distributed.md.
 """
 
 import time

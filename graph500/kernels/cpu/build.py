@@ -5,13 +5,8 @@ v->u; self-loops are dropped; of duplicate entries one is kept, with the
 minimum weight; every row is sorted by neighbour. The result is canonical:
 any correct builder (the GPU's sort-based one included) yields the same arrays.
 Optionally the vertices are renamed on the way (``rename``, a function of
-the entries per row, which are the tuple degrees: the degree ordering of
-`reorder`): buckets stay ranges of original labels (so a renaming that
-gathers the hubs does not unbalance them), the rows' entry counts are taken
-from the partitioned entries, the neighbours are renamed as the sort first
-reads them, and each row's result is placed at its new label: the graph comes
-out renumbered, rows sorted by new label, for the cost of one lookup per
-entry and no pass over the tuples of its own.
+the entries per row: the degree ordering of `reorder`): the graph comes out
+renumbered, rows sorted by new label, for one lookup per entry.
 
 Algorithm: bucket partition, then a radix sort inside each bucket, parallel
 with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
@@ -29,18 +24,11 @@ with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
 3. Row counts, parallel over buckets: the entries of every row (a histogram
    of the bucket's rows, in cache). With ``rename``, the new labels are made
    from them here.
-4. Sort, parallel over buckets. LSD radix sort of the bucket by
-   (row, neighbour). The neighbours are renamed first, in a loop of its own
-   (fused with the counting below, the random lookups stall it); one pass
-   counts the bins of every digit; stable counting-sort passes over the
-   neighbour's digits (``MAX_RADIX_BITS`` bits or fewer each) follow, then
-   one by row, whose bins are the row counts, alternating between the
-   bucket's arrays and one scratch pair (with an even number of digits the
-   pass by row writes the scratch, copied back whole to the bucket's
-   region). The pass by row reads the entries backwards and
-   fills each row from its end, keeping of every (row, neighbour) run the
-   smallest key: a row's kept keys end where its slots end. Each row's kept
-   count goes into ``offsets``.
+4. Sort, parallel over buckets: LSD radix sort of the bucket by (row,
+   neighbour), the neighbours renamed first; counting-sort passes over the
+   neighbour's digits (``MAX_RADIX_BITS`` bits or fewer), then one by row
+   that reads backwards and keeps of every (row, neighbour) run the
+   smallest key; each row's kept count goes into ``offsets``.
 5. Gather. A prefix sum of the kept counts gives ``offsets``; each bucket's
    rows are copied, in parallel over buckets, to their places in the result
    (one contiguous block per bucket without renaming), split into neighbour
@@ -52,14 +40,8 @@ Data structures: ``counts[chunk, bucket]`` (int64); ``keys`` (uint64) and
 bytes per vertex while labels fit in int32); per task in step 4: one scratch
 copy of its bucket's keys and rows.
 
-Memory beyond the inputs, in bytes per input tuple (two directed entries),
-with int32 labels and 16-bit rows: keys 16 + rows 4, plus in step 4 the
-scratch of the buckets being sorted at the moment (20 per tuple of theirs:
-with balanced buckets a small fraction, at worst all of them); step 5 holds
-keys 16 + neighbours 8 + weights 8 (rows are freed first). Typical peak: 32
-weighted, 24 unweighted (int64 labels: 40 and 32); guaranteed bound: 48
-(the sort's, with 32-bit rows), plus 24 bytes per vertex (32 with int64
-labels). ``build_memory_bytes`` returns the bound.
+Memory beyond the inputs: at most ``build_memory_bytes`` (48 bytes per tuple with 32-bit rows, plus
+24 bytes per vertex; typically 32 weighted).
 
 Limit: weighted graphs need ``num_vertices <= 2^32`` (the neighbour takes the
 key's upper 32 bits).
@@ -72,11 +54,7 @@ Tunables:
   write streams of step 2 on large graphs).
 - ``CHUNKS_PER_THREAD``: chunks per Numba thread in steps 1 and 2.
 - ``MAX_RADIX_BITS``: widest digit of step 4 (2^11 bins stay in L1).
-
-Numba note: the per-entry loops index with unsigned integers (Numba tests
-every signed index for a negative value): steps 1 to 5 at SCALE 20 on 2
-threads took 0.44-0.47 s instead of 0.54-0.58 s (fresh processes whose
-memory was recycled, 3 of each).
+The memory per step and the Numba notes: docs/kernels/cpu-build.md.
 """
 
 import operator

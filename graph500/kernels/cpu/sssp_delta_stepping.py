@@ -1,190 +1,40 @@
 """Kernel 3, ``delta-stepping``: parallel delta-stepping SSSP with bucket fusion, without atomics.
 
 Algorithm: Meyer and Sanders, "Delta-stepping: a parallelizable shortest
-path algorithm" (J. Algorithms 49, 2003). Vertices wait in buckets of width
-``delta`` by tentative distance, and buckets are settled in increasing
-order. Settling bucket b relaxes the *light* edges (weight < delta) of its
-vertices in phases, until no vertex re-enters b, then the *heavy* edges of
-every vertex settled in b, once. The heavy step runs over a vertex's whole
-row: its light edges were relaxed from the same state in a light phase, so
-they cannot improve anything again, and the rows need no reordering. Only
-a vertex with light edges enters the light phases' frontier (on Graph500
-graphs, where 0.5% of the edges are light, most vertices go to the heavy
-step alone): 1.102x faster than entering every settled vertex, whose
-entries the light phases then skipped one by one (1.065-1.133x;
-``benchmarks/cpu_revisions.py``, SCALE 20, 2 threads, 5 interleaved rounds
-of 16 keys). Bucket fusion, as in the GAP Benchmark
-Suite (Beamer, Asanovic, Patterson): a phase with few edges runs on the
-calling thread, so the many small phases of a bucket cost no thread wake-up
-and no barrier.
+path algorithm" (J. Algorithms 49, 2003), with the bucket fusion of the GAP
+Benchmark Suite (Beamer, Asanović, Patterson): vertices wait in buckets of
+width ``delta``; settling a bucket relaxes the light edges (weight < delta)
+of its vertices with light edges in phases until none re-enters it, then
+every settled vertex's whole row once (heavy step). A phase with few edges
+runs on the calling thread: no wake-up, no barrier.
 
-No atomic operation. A vertex's state is one 64-bit word, float32 distance
-bits above the parent's label, so a distance and its parent are always
-written together (an aligned 64-bit store is indivisible, and non-negative
-floats order like their bit patterns). A phase runs in rounds of two steps:
+No atomic operation. A vertex's state is one 64-bit word (float32 distance
+bits above the parent), so distance and parent are written together. A
+phase runs in rounds: each thread relaxes an equal share of the edges,
+storing improvements and keeping (vertex, word) requests; then each rereads
+its requests: the one equal to the current word is the state (next frontier
+or its bucket's bin), one below it was a lost update, restored afterwards
+on one thread. Frontier entries carry the word they were kept with, so a
+parent always got its distance a round before its child (no cycles through
+zero weights) and distances are exactly float32(d(parent) + w). Leaves are
+never settled (their one edge leads back); bins and frontiers prefetch the
+state and row of the entry PREFETCH_AHEAD places later.
 
-1. Relax. Each thread takes an equal share of the round's edges; for every
-   improvement ``float32(d(u) + w) < d(v)`` it stores v's new word and
-   appends ``(v, word)`` to its own request buffer. Two threads may store to
-   one v at once, and a smaller word may be overwritten by a larger one: a
-   lost update.
-2. Verify and classify. Each thread rereads the words of its requests. A
-   request equal to the current word is v's state (only one request can be
-   equal): it goes to the thread's next frontier if its bucket is b, else to
-   the thread's bin for its bucket. A request below the current word was
-   lost; after the step, one thread takes the lost requests alone (a few a
-   round: about 5 a search at SCALE 20 on 2 threads) and makes each that is
-   still below its vertex's word the state, kept as above. The larger word
-   kept before it is then stale where it went, as the entries that later
-   improvements leave behind are: a bin's stale entries are dropped when the
-   bin is emptied, a settled entry whose word is no longer the state is not
-   relaxed heavy, and a stale frontier entry relaxes light edges from a
-   larger distance than its vertex's, which can only make requests that the
-   vertex's own entry improves on. Redoing the whole classification on one
-   thread after a lost update instead serialised the rounds that held 22% of
-   the requests at SCALE 20 on 2 threads (3 or 4 rounds a search; with more
-   threads, more rounds lose an update). On 2 threads the two ways measured
-   alike (``benchmarks/cpu_revisions.py``, 3 and 5 interleaved rounds of 16
-   keys: 1.006x, 0.996-1.012x, and 1.001x, 0.994-1.039x); on many threads,
-   where nearly every parallel round would be redone on one thread, not yet
-   measured.
+Data structures (`Workspace`, one StructRef shared by the jitted functions):
+the degree-ordered rows and the light edges in rows of their own, row
+bounds, ``state`` (uint64 a vertex); per thread: segments of (vertex, word,
+row start, edge prefix) entries (two frontiers and the settled list), a
+request buffer, a ring of bins of BLOCK-entry blocks from a free pool.
+Buffers start at N / threads entries and double when a round might not fit.
+Limit: fewer than 2^32 vertices.
 
-The heavy step skips the request buffer for most of its improvements: one
-whose vertex is not a leaf and whose bucket is a later one goes straight to
-the thread's bin (while the thread has a free block), and is verified when
-the bin is emptied, as a request would be: the entry equal to its vertex's
-word is settled, one below it was lost and is restored on one thread after
-the extraction, as above (the request buffers hold the lost entries; a
-search whose lost entries do not fit stops and is run again with larger
-buffers). At SCALE 20 on 2 threads, 84% of the requests then go to no
-request buffer and are not reread: 1.033x and 1.072x faster (1.003-1.057x,
-1.012-1.083x; ``benchmarks/cpu_revisions.py``, 2 runs of 5 interleaved
-rounds of 16 keys).
-
-Leaves (vertices with at most one neighbour) are never settled: a leaf's
-only edge leads back to the vertex that set its distance, so relaxing it
-cannot improve anything, and a leaf's state is final once that neighbour's
-is. A kept word of a leaf stays in ``state`` and goes to no frontier and no
-bin. The labels from ``first_leaf`` on are leaves (all the leaves when the
-graph is degree-ordered), so the test is one comparison. On Graph500 graphs about
-a fifth of the reached vertices are leaves, spread over the whole range of
-distances: at SCALE 20 (2 threads) a search then ends after about 210
-buckets instead of 355, and took 1/1.115 as long (5 rounds of 16 keys
-alternating per key in one process: median 1.115x faster, 1.08-1.18x).
-
-Prefetching: most of the time of the many small buckets goes into waiting
-for memory (a vertex's state and row bounds when it leaves a bin, its row
-when it is relaxed), one vertex after the other. Taking entries from a bin
-prefetches the state and row bounds of the entry ``PREFETCH_AHEAD`` places
-later; relaxing prefetches the start of that later entry's row (neighbours
-and weights: the lines of its first ``PREFETCH_EDGES`` edges) and, in the
-heavy step, its state. Same measurement: 1.25x
-faster (1.18-1.31x). A segment entry carries its row's start, read when the
-vertex leaves a bin, so relaxing reads no row bounds (16 MiB at SCALE 20,
-out of cache: the prefetch of a later row had to wait for them): 1.056x
-faster (1.044-1.088x; ``benchmarks/cpu_revisions.py``, SCALE 20, 2
-threads, 5 interleaved rounds of 16 keys). Prefetching the lines of a
-row's first 64 edges instead of its first line: 1.068x (1.031-1.092x);
-against 64, 128 edges measured 0.939x (0.929-0.953x) and 32 0.966x
-(0.948-0.973x).
-
-Frontier entries carry the word they were kept with, and light edges are
-relaxed from that word, not from the shared array: every request of a round
-derives from states fixed before the round, so a parent got its distance in
-an earlier round than its child, and zero-weight edges cannot close a parent
-cycle. Distances are float32 sums ``float32(d(u) + w)``, so the result meets
-the validator's exact rule ``d(v) == d(parent) + w``.
-
-Data structures, all fields of one `Workspace`: the CSR rows relabelled by
-decreasing degree (see `reorder`; kernel 1's graph, shared with the BFS
-kernel), the light edges again in rows of their own (`Relabeled.light_rows`:
-0.5% of the entries on Graph500 graphs), ``row_bounds[v] = (row start, light
-row start)``; ``state``
-(uint64, one word per vertex); per thread ("task"): *segments* of (vertex,
-word, row start, edge prefix) entries in three roles, two frontiers (the one being
-relaxed and the next) and the settled list (the bucket's entries, for the
-heavy step, which skips an entry whose word is no longer the vertex's
-state); a frontier is the concatenation of all tasks' segments, cut by edges
-into equal shares for the relax step; a request buffer; bins: a ring of
-``ceil(max weight / delta) + 3`` bins (no relaxation reaches further), each a
-linked list of blocks of ``BLOCK`` (vertex, word) entries from the task's
-pool, whose free blocks wait on a stack. The per-thread buffers start at N /
-threads entries; a search whose round might not fit stops and is run again
-with buffers twice as large (kept for later searches). Limit: fewer than
-2^32 vertices (the parent takes 32 bits).
-
-Tunables: ``delta`` (default 0.005 x the largest weight: the best of the
-sweep in ``benchmarks/cpu_kernels.py --sweep`` on Graph500 graphs, whose
-shortest paths are short: most distances are below 0.1), ``fusion_edges``
-(rounds with fewer edges, and bins with fewer entries times
-``EXTRACT_ENTRY_EDGES``, run on one thread; default 2^11: at SCALE 20 on 2
-threads, in two runs of 5 rounds of 16 keys alternating kernels per key in
-one process, 2^14 took 1.03-1.35x as long as 2^11 in every round (medians
-1.04x and 1.06x); 2^10 and 2^9 were faster in one run and not in the other;
-most of a search's buckets are small, their time bound by memory latency,
-so the second thread pays for its wake-ups there), ``round_edges`` (edges
-per thread between two verifications, the size of the request buffers;
-default 2^20: 2^16, 2^22 and 2^24 measured alike), ``PREFETCH_AHEAD``
-(default 8: 16 measured 0.98x (0.91-1.02x), 4 0.95x (0.89-1.00x); also
-prefetching the state of the neighbour 8 edges ahead in the relax loop was
-slower, 0.95x (0.92-0.98x), and prefetching in the verification step changed
-nothing, 0.99x), ``NEIGHBOR_AHEAD`` (default 16: since the rows' starts come
-with their entries and their first lines are prefetched, prefetching the
-state of the neighbour 16 edges ahead measured 1.045x (1.034-1.056x) against
-none, and against 16, 8 measured 0.977x (0.959-0.998x) and 32 0.980x
-(0.959-0.998x); ``benchmarks/cpu_revisions.py``, SCALE 20, 2 threads, 5
-interleaved rounds of 16 keys), ``reorder`` (default True: degree ordering of a graph built
-with its original labels; kernel 1's graph is degree-ordered already). With
-leaves and prefetching (same measurement), ``fusion_edges`` 2^13 and 2^9
-measured 0.98x and 1.00x, ``delta`` 0.0035 and 0.0075 x the largest weight
-0.93x and 1.00x; verifying rounds of few requests on one thread was 0.97x,
-and leaving leaves out of the request buffers 0.96x. Also measured so and
-not kept: a float32 distance array read by the relax loop beside the packed
-state word, 1.01-1.06x in four runs (spreads 0.92-1.11x: the state fits
-the L3 either way); a pull step for the large buckets, slower per edge than
-push (about 10 against 2.9 ns at SCALE 20), since a bucket's unsettled
-vertices hold three quarters of the edges it pushes; again with each row's
-entries lighter than 0.1 x the largest weight sorted by weight, where a
-vertex stops at the first entry whose weight cannot beat its best (the
-GPU kernel's pull, `benchmarks/cpu_sssp_pull_estimate.py`), for heavy steps
-over a tenth of the entries: 0.80x (0.75-0.85x; ``benchmarks/cpu_variants.py``,
-SCALE 20, 2 threads, 5 rounds of 16 keys). With the states of a later
-vertex's first entries prefetched 8 vertices ahead, the first hub bucket of
-a key read 3.2 M edges instead of pushing 12.1 M, and took 50 ms against
-33 (every row sorted: 1.7 M edges, 43 ms): the pass over every unsettled
-vertex (a state, a row start and a random read at its first entries each)
-costs more than the pushes it saves. Nor a bitmap of the final vertices
-(set for each entry relaxed heavy), read before a target's state: at
-SCALE 20, 39% of the pushes go to vertices final before their bucket, yet
-set in the relax loop (both threads writing the hubs' words) it measured
-0.67x (``benchmarks/cpu_revisions.py``, 2 threads, two runs of 5 rounds of
-16 keys), and set on one thread after each bucket a key's second bucket
-took 30.5 ms against 19.2: the relax loop's time is its instructions and
-its branches (the states are prefetched), and a skip that is taken 39% of
-the time is a branch mispredicted often. And a Bellman-Ford
-tail as the GPU kernel's (once the settled vertices hold half the edges,
-every later improvement relaxes its vertex's whole row until none is left):
-SCALE 20, 16 keys, 5 interleaved rounds (``benchmarks/cpu_variants.py``),
-0.99x (0.85-1.10x) on 2 threads and 0.87x on 1, shares of 0.3 and 0.7 no
-better: here the small buckets are cheap (fused on one thread, no device
-round trip), and the tail's repeated relaxations cost more than they save.
-Writing the outputs by a gather in original order (random reads of the
-states, then a separate reset) instead of the scatter from new labels:
-0.997x (0.982-1.002x; ``benchmarks/cpu_revisions.py``, 5 rounds of 16
-keys, 2 threads): the unpacking is not where the time goes.
-
-Numba notes: the jitted functions share the workspace as one reference (a
-StructRef) and all per-thread work goes through one parallel loop
-(`_run_tasks`): passing dozens of arrays by value to every call made
-compilation take many seconds. The hot loops index with unsigned integers
-(an edge ``k`` as uint64, a vertex as uint32): Numba tests every signed
-index for a negative value (Python's wraparound), an unsigned one not.
-``benchmarks/cpu_revisions.py``, SCALE 20, 2 threads, 5 rounds of 16 keys
-a run, each step against the one before: the relax loop's edges, then
-the classify and extract loops, 1.12x, 1.14x and 1.15x (1.11-1.20x); the
-unpacking 1.009x and 1.018x; the bin append 1.008x and 1.022x; the relax
-loop's per-source reads 1.047x and 1.047x (1.025-1.065x). Constants passed to jitted calls are wrapped
-(``np.int64(_RELAX)``) so that Numba compiles one version, not one per value.
+Tunables: ``delta`` (DELTA_PER_MAX_WEIGHT 0.005 x the largest weight: best
+of the sweep on Graph500 graphs), ``fusion_edges`` (2^11: smaller phases and
+bins run on one thread), ``round_edges`` (2^20 edges a thread between
+verifications), PREFETCH_AHEAD (8), PREFETCH_EDGES (64), NEIGHBOR_AHEAD
+(16), ``reorder`` (True: degree order for a graph built under its input
+labels). The measurements behind each choice and what was tried and not
+kept: docs/kernels/cpu-sssp-delta-stepping.md.
 """
 
 import time

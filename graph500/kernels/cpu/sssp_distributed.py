@@ -1,158 +1,43 @@
 """Kernel 3, ``distributed-delta-stepping``: delta-stepping SSSP over the ranks of a run, bulk-synchronous.
 
-Algorithm: Meyer and Sanders' delta-stepping ("Delta-stepping: a
-parallelizable shortest path algorithm", J. Algorithms 49, 2003) in the
-distributed form of Chakaravarthy, Checconi, Petrini and Sabharwal
-("Scalable single source shortest path algorithms for massively parallel
-systems", IPDPS 2014). Each rank owns a block of vertices (1D partition,
-`graph500.partition.VertexBlocks`) and their rows. Buckets of width
-``delta`` are settled in increasing order, every rank on the same bucket b:
+Algorithm: Meyer and Sanders' delta-stepping (J. Algorithms 49, 2003) in
+the distributed form of Chakaravarthy, Checconi, Petrini and Sabharwal
+(IPDPS 2014). Each rank owns a block of vertices (1D partition) and their
+rows; every rank settles the same bucket b of width ``delta``:
 
-1. Light rounds. The rank relaxes the light edges (weight < delta) of its
-   vertices in bucket b, *to a local fixpoint*: an improvement of an owned
-   vertex is applied at once, and if it falls in b the vertex is relaxed
-   again in the same round; an edge to another rank's vertex becomes a
-   request (vertex, float32 distance, parent). The ranks agree on the
-   smallest non-empty bucket (min) and whether any settled vertex has heavy
-   edges, then exchange the requests; each owner applies those that
-   improve. While some rank may have work in b, another light round.
-2. One heavy round: the heavy edges of every vertex settled in b, relaxed
-   once (their targets fall in later buckets), exchanged the same way.
-3. The next bucket is the agreed smallest one; the search ends when no rank
-   has a non-empty bucket.
+1. Light rounds: the rank relaxes the light edges (weight < delta) of its
+   vertices in b to a local fixpoint (an owned vertex that improves into b
+   is relaxed again in the same round); an edge to another rank's vertex
+   becomes a request (target, float32 distance, parent). One Allreduce(min)
+   agrees on the next bucket and whether heavy edges wait; the requests are
+   exchanged (Alltoall of counts, Alltoallv of uint32 triples) only when
+   some rank has any, and each owner applies those that improve.
+2. One heavy round: the heavy edges of every vertex settled in b, once.
+3. The next bucket is the agreed smallest; the search ends when none is left.
 
-Communication per round: one Allreduce(min) of three int64s, each rank's
-(a lower bound of the next bucket: its own bins and the buckets of the
-requests it sends; minus the heavy edges waiting; minus the requests it
-sends), then, only when some rank has requests, the request counts
-(Alltoall) and the requests (Alltoallv of uint32 triples: the target's
-local index at its owner, the distance's float32 bits, the parent's label).
-A request that turns out not to improve makes the bound low by at most one
-empty round. Rounds, not volume, dominate at small frontiers, so a round
-does all the local work it can (the local fixpoint), a heavy round happens
-only when some rank has heavy edges to relax, and a round without requests
-exchanges nothing. Requests are pruned at the sender: it remembers, per
-remote vertex, the smallest distance it has sent there this search, sends
-only requests below it, and of one round's requests to a vertex only the
-last (the smallest).
+A sender remembers, per remote vertex (ghost), the smallest distance it has
+sent there and sends only less. State as in `sssp_delta_stepping`: one word
+a vertex (float32 distance bits above the parent), improved only by a
+strictly smaller distance, so parents never form a cycle; ``distance_bits``
+keeps the distances alone for the relaxation's compares. Leaves are never
+binned; relaxation prefetches PREFETCH_AHEAD sources ahead.
 
-State: as the one-process kernel (`sssp_delta_stepping`), each owned vertex
-keeps one 64-bit word, float32 distance bits above the parent's (global,
-original) label; a request improves a vertex only with a strictly smaller
-distance, so a parent always holds its distance before its child's word is
-written and zero-weight edges cannot close a parent cycle. Every distance is
-the float32 sum ``float32(d(u) + w)`` carried with the request, which is
-what the validator checks. Beside the words, ``distance_bits`` keeps each
-owned vertex's float32 distance bits alone (written with the word): the
-relaxation compares against it, half the bytes of the words it reads at
-random (9% faster at P = 1, 2% at P = 2).
+Data structures (built in ``__init__``): the rank's vertices by decreasing
+degree; rows in four parts (local light, remote light, local heavy, remote
+heavy), remote entries as ghost indices (per owner, the owner's local index
+asked once); a ring of bins of BLOCK-entry blocks from a pool; the settled
+list; improvement, request and send buffers, grown by doubling and kept.
+Within a rank, relaxations of at least ``parallel_edges`` edges and bins of
+at least ``parallel_entries`` entries are shared by its threads without
+atomics: the races can only lose a write, repaired when the chunk settles
+(`_settle_task_chunks`). Limit: fewer than 2^32 vertices.
 
-Leaves (vertices with at most one neighbour; the last of each rank's
-degree order, so the test is one comparison) are never binned, as in the
-one-process kernel: a leaf's one edge leads back to the vertex that gave
-it its distance, so relaxing it cannot improve anything, and its state is
-final once that neighbour's is. The root is binned whatever its degree.
-On 2 ranks of the 2-core machine, SCALE 20, 16 keys, 3 interleaved pairs
-of processes (`benchmarks/distributed_sweep.py`, 3 rounds each): 1.10x
-(1.04-1.14x).
-
-Prefetching, as in the one-process kernel: relaxing a source asks for the
-row bounds, state and label of the source ``PREFETCH_AHEAD`` places later
-and for the first lines of the row of the one half as far: most of the
-search waits for memory, one source after the other. Same measurement:
-1.20x (1.15-1.29x). Also prefetching the distance of the local neighbour
-``NEIGHBOR_AHEAD`` entries ahead: 1.04x (0.97-1.05x), and the state of
-the bin entry ``PREFETCH_AHEAD`` places later when a bin is taken: 0.95x
-(0.83-1.07x); neither kept. Relaxing the light halves of only the
-vertices that have light edges (as the one-process kernel's light
-frontier): 1.02x over 6 pairs (0.975-1.10x), not kept. Where a search's
-time goes after these (2 ranks, 2 cores, SCALE 20, 4 keys, about 210 ms a
-search, 170 rounds of which 95 take under 0.1 ms): heavy rounds 95-108 ms
-(14.7 million edges), light rounds 38-47 ms, packing the requests 16 ms
-(compacting the live ones in the first pass changed nothing), Allreduce
-28-47 ms (mostly waiting for the other rank), Alltoallv 6-8 ms, applying
-received requests 8 ms, the outputs 3 ms.
-
-Data structures (built in ``__init__``, charged to construction): each rank
-renumbers its own vertices by decreasing degree (hubs at the front of its
-per-vertex arrays) and rewrites its rows into four parts, starting at
-``bounds[ROW_PARTS * v + part]`` (flat): local light, remote light, local
-heavy, remote heavy. Local entries hold the neighbour's local index; remote
-entries hold a *ghost* index, one per distinct remote neighbour (numbered
-per owner in the owner's degree order, so the hubs' ghosts come first), with
-the ghost's owner, its local index at the owner (asked once, by two
-Alltoallv) and the smallest distance sent to it. Buckets are a ring of bins,
-a power of two at least ``ceil(max weight / delta) + 3`` (no relaxation
-reaches further); a bin is a linked list of blocks of ``BLOCK`` (vertex,
-word) entries from a pool with a free stack; an entry whose word is no
-longer its vertex's state is stale and skipped when the bin is taken, so a
-bin may count stale entries and a round may find its bucket empty (it then
-costs one Allreduce). The settled list (vertices of the current bucket, each
-once) feeds the heavy round. Relaxation, as in the one-process kernel,
-buffers before it bins: the sources' rows are relaxed in chunks of about
-``CHUNK_EDGES`` edges, each local improvement stored and appended to an
-improvement buffer (which stays in cache), then the chunk's improvements
-that are still their vertex's state are binned in a second pass; received
-requests go through the same buffer; the threads' tasks have one each
-(a row per thread, in the rank's state). The block pool, the request buffer and
-the send buffer grow by doubling (room is reserved before each chunk, so the
-loops that append never check) and are kept for later searches. Limit: fewer
-than 2^32 vertices (the parent takes 32 bits of the word and of a request).
-
-Threads within a rank: a relaxation of at least ``parallel_edges`` edges
-(a light round's bin, a heavy round's settled vertices) is shared by the
-rank's threads, one task a thread, each task the sources of an equal share
-of the edges, relaxed a chunk at a time (`_relax_rows` into the task's own
-improvement buffer and its own stretch of the request buffer), all tasks'
-chunks at once, then settled on one thread before the next chunks. No
-atomic operation: the tasks race on the states of the vertices they improve,
-on their distance bits and on the ghosts' smallest sent distances, and a
-race can only lose a write, never invent one (every word written is a real
-path's, from a source's state as it was read). Settling repairs what was
-lost (`_settle_task_chunks`): each improved vertex's state becomes the
-smallest word any task wrote there, its distance bits its state's, each
-ghost's smallest sent distance the smallest requested (so the smallest
-request is the one sent), and the improvements still their vertex's state
-are binned, once each. Taking a bin of at least ``parallel_entries``
-entries is shared too (a block a task: its live entries compacted in place,
-then copied to the frontier in block order), and so is marking the light
-round's frontier settled (each vertex is in it once: no race); binning and
-the exchange stay on one thread. At P = 1 on the 2-core machine, SCALE 20,
-8 keys, 4 interleaved rounds in one process, 2 threads against one:
-relaxations shared 1.31x (1.26-1.38x), and with bins and settling shared
-too 1.52x (1.50-1.55x); a light round that relaxes few edges is mostly
-taking and settling its bin (at P = 1, SCALE 20: 60 such rounds a search,
-0.35 million vertices, 40 ms of a 194 ms search on one thread, 26 ms on
-two). Against thresholds of 4096 and 131072 edges the default measured
-0.95x (0.81-1.25x) and 1.01x (0.96-1.11x); against 1024 and 16384
-entries 0.97x and 0.98x. Binning by the threads too (each task counting its
-entries per bin, one thread reserving each bin's run of blocks, the tasks
-writing at their positions: two passes over the improvements instead of
-one) measured 0.73x (0.70-1.25x, 4 process pairs) on 2 threads: not kept.
-Below the thresholds, and with one thread, the search is the one-thread
-code. The per-vertex start and unpacking loops
-and the construction are parallel.
-
-Tunables: ``delta`` (default ``DELTA_PER_MAX_WEIGHT`` = 0.02 x the largest
-weight: four times the one-process kernel's, since every bucket costs at
-least one round of collectives; at SCALE 20 on 2 ranks 0.01 and 0.014 were
-no faster, 0.035 and 0.05 slower, by more light re-relaxations),
-``CHUNK_EDGES`` (2^15), ``parallel_edges`` (``PARALLEL_EDGES``, 2^15) and
-``parallel_entries`` (``PARALLEL_ENTRIES``, 2^12): see above, ``trace=True`` (keeps one entry per round:
-direction light or heavy, bucket, vertices relaxed, edges examined,
-seconds).
-
-Numba notes: the jitted functions share the rank's state as one reference
-(a StructRef, as in `sssp_delta_stepping`); the communicator is called from
-Python between them, three jitted calls per round. The hot loops
-(`_relax_rows`, and the binning and request loops) take or load the arrays
-they use into locals before the loop: a StructRef field read in the loop
-is a reload (and a reference count) per use, which made the relaxation 2.3x
-slower per edge than the one-process kernel's. `_relax_rows` indexes with
-unsigned integers, as the one-process kernel does (Numba tests every signed
-index for a negative value): 2 ranks, SCALE 20, 6 process pairs of 3 rounds
-of 8 keys (``benchmarks/distributed_sweep.py`` on two trees), 1.22x
-(1.04-1.39x).
+Tunables: ``delta`` (DELTA_PER_MAX_WEIGHT 0.02 x the largest weight: four
+times the one-process kernel's, since every bucket costs a round of
+collectives), CHUNK_EDGES (2^15: the improvement buffer stays in cache),
+``parallel_edges`` (PARALLEL_EDGES 2^15), ``parallel_entries``
+(PARALLEL_ENTRIES 2^12), ``trace`` (one entry a round). Every choice's
+measurements and the Numba notes: docs/kernels/cpu-sssp-distributed.md.
 """
 
 import time

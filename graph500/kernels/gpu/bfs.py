@@ -1,152 +1,43 @@
 """Kernel 2 on the GPU: level-synchronous BFS, top-down, bottom-up and direction-optimizing.
 
-One engine (`LevelSynchronousBFS`), three registered kernels that differ only
-in how each level's direction is chosen:
+Algorithm: Beamer, Asanović, Patterson, "Direction-Optimizing Breadth-First
+Search" (SC 2012): top-down while the frontier is small, bottom-up through
+the explosive middle levels, top-down at the tail. One engine
+(`LevelSynchronousBFS`), three kernels: ``gpu-direction-optimizing``
+(default), ``gpu-top-down``, ``gpu-bottom-up``.
 
-- ``gpu-top-down``: every level top-down.
-- ``gpu-bottom-up``: every level bottom-up.
-- ``gpu-direction-optimizing`` (default): top-down while the frontier is
-  small, bottom-up through the explosive middle levels, top-down again at the
-  tail (Beamer, Asanović, Patterson, "Direction-Optimizing Breadth-First
-  Search", SC 2012).
+- Top-down (``top_down_expand``): edge-parallel over the frontier queue, the
+  load-balanced expansion of Merrill, Garland, Grimshaw (PPoPP 2012) in
+  ``common.cuh``; a vertex is claimed by the ``atomicOr`` of its visited bit.
+  A frontier of at most SMALL_FRONTIER vertices and ``small_edges`` edges
+  runs its levels in one block with no host round trip
+  (``top_down_small_levels``).
+- Bottom-up (``bottom_up_scan``, ``bottom_up_long``): a warp per 32-vertex
+  word; each unvisited vertex tests its strongest neighbour (largest degree)
+  first, then reads its row to the first frontier neighbour; rows longer
+  than ``short_scan`` go to a warp-per-vertex pass.
+- Switch (``beamer_direction``): bottom-up when the frontier's edges exceed
+  1/alpha of the unexplored ones and it holds at least N/gamma vertices;
+  back when it shrinks below N/beta. Or Enterprise's hub share (Liu and
+  Huang, SC 2015).
+- Degree-ordered graphs (the backend's kernel 1): the search runs under the
+  graph's labels and maps its parents back with one gather
+  (``parents_to_input_labels``). Several GPUs (``bfs_distributed.py``) run
+  these kernels on a rank's block.
 
-Top-down level (edge-parallel, ``top_down_expand`` in ``bfs.cu``): the
-frontier is a queue of vertices; an inclusive prefix sum of their degrees
-(``frontier.py``) numbers the frontier's edges, and the grid is cut into
-tiles of edges, not of vertices, so a hub's edges spread over many blocks
-(the load-balanced search of Merrill, Garland, Grimshaw, "Scalable GPU Graph
-Traversal", PPoPP 2012; ``for_each_frontier_edge`` in ``common.cuh``). A
-vertex is claimed by the ``atomicOr`` that sets its bit in the visited
-bitmap, so the next queue has no duplicates; a block appends its claims with
-one atomic add.
+Data structures (N vertices, W = N/32 words): parents (int32), bitmaps
+visited, frontier, next frontier, never-searched (W words each), two queues
+(int32, N), prefix sums (uint64, N), strongest neighbours (int32, N), with
+``row_copy`` the neighbours in label order (int32 per entry).
 
-Bottom-up level (``bottom_up_scan``, ``bottom_up_long``): visited and frontier
-are bitmaps (N/8 bytes each, in L2 at SCALE 26). A warp takes a 32-vertex
-word of the visited bitmap; each unvisited vertex's lane first tests its
-strongest neighbour (of largest degree, found once at construction:
-``strongest_first``), then reads its neighbours, a few at a time, and stops
-at the first in the frontier (early exit). At the level where the frontier
-holds the hubs, most vertices are found by that one test; the others read
-their row, which lists the hubs first (rows in neighbour order, see below).
-The warp owns the word, so visited and the next frontier's word are written
-without atomics.
-A vertex with more than ``short_scan`` neighbours left unread goes to a
-queue that a second kernel works through one warp per vertex, 32 neighbours
-at a time. Vertices without edges are marked visited once and for all at
-construction, so they cost one bit per search.
-
-Degree-ordered graphs (the backend's kernel 1, ``graph.order`` set): the
-vertices are numbered by decreasing degree, so a warp's 32 lanes scan rows
-of alike length, the vertices without edges fill whole words at the end of
-the bitmaps (skipped), and the hubs' frontier bits share a few cache lines:
-the bottom-up levels run twice as fast at SCALE 26 on an H100 (1.14 and
-0.66 ms to 0.57 and 0.34 ms). The search runs under the graph's labels
-(``start_search`` translates the root) and ends with one gather,
-``parents_to_input_labels``: parent of input label ``v`` =
-``order[parent[new_label[v]]]``, inside the timed search (scattering through
-``order`` instead cost 1.8 ms at SCALE 26: 4-byte writes at random). The
-gather's cost is its random reads of ``parent``: a vertex without edges
-(label ``>= filled``, the first label past the last vertex with edges) or
-whose visited bit is clear takes -1 without that read, so the search writes
-no -1 into ``parent`` at all; each thread maps 4 consecutive vertices (their
-loads in flight together). At SCALE 24 the gather moves 2.4 TB/s (81% of the
-copy rate, Nsight Compute); the search got 1.12x faster at SCALE 26 with it
-(3 pairs of processes, benchmarks/gpu_trees.py).
-
-Rows in neighbour order (``row_copy``): the SSSP's construction sorts the
-graph's rows by weight, in place (``gpu/sssp.py``); the BFS keeps its own
-copy of the neighbours as kernel 1 left them, sorted by label, which on a
-degree-ordered graph lists each row's hubs first: a bottom-up scan meets a
-frontier hub sooner, and a top-down expansion's neighbouring threads claim
-nearby bits and parents. 4 bytes per directed entry (8.6 GB at SCALE 26);
-the run's memory plan makes it only where it fits (``Backend.check_memory``;
-not at SCALE 28 on a 141 GB H200). Measured at SCALE 26 (64 keys, one
-process, the SSSP constructed): searches on the copy 1.058x faster than on
-the weight-sorted rows, the slowest keys' hub level 1.5-1.7 -> 1.1-1.3 ms.
-A graph whose rows the SSSP has sorted already is searched as it is.
-
-Direction changes: top-down to bottom-up sets the queue's bits in a cleared
-bitmap; bottom-up to top-down compacts the frontier bitmap into a queue
-through a prefix sum of word populations, so the queue comes out sorted and
-without atomics (as Enterprise does at its switch level: Liu and Huang,
-"Enterprise: Breadth-First Graph Traversal on GPUs", SC 2015).
-
-Switching rules (``switch_rule``):
-
-- ``"beamer"`` (default): go bottom-up when the frontier's edges ``m_f``
-  exceed ``m_u / alpha`` (``m_u``: edges of unvisited vertices) and the
-  frontier holds at least ``N / gamma`` vertices; go back top-down when the
-  frontier has shrunk and holds fewer than ``N / beta`` vertices. The
-  frontier-size guard is this project's: with degree order a bottom-up level
-  is cheap enough that alpha 30 pays (a search whose second level held ~16K
-  vertices spent 2 ms top-down on it at SCALE 26, against 0.5 ms for a
-  bottom-up level), but not at a level-1 frontier of ~100 vertices, where
-  most unvisited vertices would scan their whole row in vain. Interleaved
-  (gpu_variants.py, 3 rounds of 64 keys, H100), alpha 30 and gamma 16384
-  against alpha 14 alone: 1.055x at SCALE 26, 1.053x at 24, 1.027x at 22;
-  alpha 30 alone 1.024x, 0.991x, 1.014x.
-- ``"hub-share"``: go bottom-up once the frontier holds more than
-  ``hub_share`` of the graph's hubs (vertices of degree >= ``hub_degree``),
-  after Enterprise's observation that hubs entering the frontier mark the
-  explosive level; go back top-down by Beamer's beta rule.
-
-Host work per level: one reset of the counters, the level's kernels, and one
-copy of eight 64-bit counters to pinned host memory (frontier size, its
-edges, its hubs, long-queue size, vertices and edges scanned bottom-up,
-levels done and edges unexplored by the one-block levels below), which is
-the level's only synchronisation. No Python loop touches vertices or edges.
-At SCALE 26 these round trips cost some 30 us each (CUDA events around every
-step, 64 keys): 0.25 ms of a 2.4 ms search, next to 0.35 ms for the gather.
-Where a search's time goes now (Nsight Compute, ``benchmarks/gpu_profile.py
---replay application``, SCALE 26, one key, H200, 1.58 ms a search): the
-bottom-up scan 56% (3 levels, 1455 GB/s, 34% of the copy rate), the parents'
-gather 19% (2697 GB/s, 64%), the top-down expansions 2%, time between
-kernels 17.5% (launches and the levels' round trips); the rest, prefix sums
-and the direction switches, under 1% each.
-
-Small frontiers (``top_down_small_levels``): the first levels from the root
-and the last ones of the tail hold a few vertices, and a grid-wide level
-(prefix sums, tile marks, expansion) costs some 40-50 us of launches and a
-host round trip for a few microseconds of work. A top-down frontier of at
-most SMALL_FRONTIER vertices and ``small_edges`` edges is expanded instead
-by one block that stages it and its degrees' prefix sums in shared memory
-and goes on, level after level, while the frontier stays that small: one
-launch and one round trip for the lot. Interleaved against every level on
-the grid (gpu_variants.py, 3 rounds of 32 keys, H100): 1.11x, 1.17x, 1.10x,
-1.01x at SCALE 20, 22, 24, 26 (small_edges 1024 and 16384 within 0.05 of
-4096). The kernel also runs unasked right after ``start_search`` and after
-every grid-wide top-down level, before the host has read the counters: it
-takes the frontier only if the host would have (small enough, and the
-switching rule, evaluated on the device as the host does, keeps it
-top-down), else leaves it as it is; so the round trip between the root's
-level or the tail's last grid level and the small levels is gone
-(gpu_variants.py, 5 rounds of 32 keys, H100, against ``small_follow=0``:
-1.045x, 1.060x, 1.037x, 1.043x at SCALE 20, 22, 24, 26).
-
-Several GPUs (``bfs_distributed.py``) run these kernels on a rank's block:
-``start_search`` and ``top_down_expand`` take the block's first vertex and
-size (here 0 and N), and the expansion hands a claim of another block's
-vertex to the exchange instead of queueing it.
-
-Data structures (N vertices, W = ceil(N / 32) words): ``parent`` int32 (the
-output, -1 unreached); bitmaps ``visited``, ``frontier``, ``next_frontier``
-and ``never_searched`` (W uint32 each); two queues of vertices (int32, N
-each; a bottom-up level borrows the idle one as its long queue); prefix sums
-(uint64, N); each vertex's strongest neighbour (int32, N); for a
-degree-ordered graph, the search's parents under its labels (int32, N; only
-reached vertices' written); with ``row_copy``, the neighbours (int32, one
-per directed entry).
-
-Tunables (constructor arguments): ``alpha`` (ALPHA), ``beta`` (BETA),
-``gamma`` (GAMMA; 0: no frontier-size guard), ``switch_rule``, ``hub_share`` (HUB_SHARE), ``hub_degree`` (HUB_DEGREE),
-``short_scan`` (SHORT_SCAN: neighbours a bottom-up thread reads before its
-vertex goes to the warp-per-vertex pass), ``small_edges`` (SMALL_EDGES: the
-most edges of a frontier the one-block levels take; 0: none), ``small_follow`` (launch the one-block
-levels unasked after ``start_search`` and each grid top-down level), ``strongest_first`` (test the
-strongest neighbour first; its array is 4 bytes a vertex), ``row_copy`` (search a copy of the rows in
-neighbour order when the graph's are so at construction), ``trace`` (time
-each level with CUDA events and keep ``self.trace``; off for timed runs; the
-one-block levels then go one level a launch).
+Tunables: ``alpha`` (ALPHA 30) and ``gamma`` (GAMMA 16384), the switch to
+bottom-up, tuned on degree-ordered graphs; ``beta`` (BETA 24), the switch
+back; ``switch_rule`` ("beamer" or "hub-share", with ``hub_share`` 0.3 and
+``hub_degree`` 256); ``short_scan`` (32 neighbours a thread reads before
+the warp pass); ``small_edges`` (4096) and ``small_follow``, the one-block
+levels; ``strongest_first``; ``row_copy`` (the backend plans it where it
+fits); ``trace`` (CUDA events per level). Why each default, and what each
+cost or saved: docs/kernels/gpu-bfs.md.
 """
 
 import numpy as np

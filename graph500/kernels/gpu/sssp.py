@@ -1,130 +1,40 @@
 """Kernel 3 on the GPU: delta-stepping single-source shortest paths.
 
-Algorithm: delta-stepping (Meyer and Sanders, "Delta-stepping: a
-parallelizable shortest path algorithm", J. Algorithms 2003), bucketed as on
-GPUs by Davidson, Baxter, Garland, Owens ("Work-efficient parallel GPU
-methods for single-source shortest paths", IPDPS 2014), with the push-pull
-heavy phase and the Bellman-Ford tail of Chakaravarthy, Checconi, Petrini,
-Sabharwal ("Scalable single source shortest path algorithms for massively
-parallel systems", IPDPS 2014). Distances are cut into buckets
-``[k * delta, (k + 1) * delta)``, settled in increasing order:
+Algorithm: delta-stepping (Meyer and Sanders, J. Algorithms 2003), bucketed
+as on GPUs by Davidson, Baxter, Garland, Owens (IPDPS 2014), with the
+push-pull heavy phase and the Bellman-Ford tail of Chakaravarthy, Checconi,
+Petrini, Sabharwal (IPDPS 2014). Buckets [k delta, (k + 1) delta), settled
+in increasing order:
 
-1. Collect (``collect_bucket``, one pass over the vertices): the bucket's
-   vertices form the first light frontier (those with light edges) and the
-   bucket's members (those with edges); the same pass counts the settled and
-   the reached vertices and finds the least distance past the bucket, so
-   that empty buckets are skipped in one step.
-2. Light phase: relax the light edges (weight <= delta) of the frontier,
-   edge-parallel with the BFS's load-balanced expansion
-   (``for_each_frontier_edge``), but only those whose candidate lands inside
-   the bucket (Chakaravarthy et al.'s inner short edges): the others wait for
-   the heavy phase, where they are relaxed once, from the final distance,
-   instead of each time a frontier vertex's distance drops again inside the
-   bucket (about five times per vertex in the hub core at SCALE 22-24). A
-   vertex whose distance drops joins the next
-   frontier (once per iteration) and the members (once per bucket). Repeat
-   until the frontier is empty: the bucket is settled.
-3. Heavy phase: the heavy edges (w > delta) of the bucket and the light ones
-   left by step 2 land past the bucket, so they never add to it. Push
-   (``relax_edges``) relaxes them from the members; pull (``pull_bucket``)
-   has every vertex past the bucket take its least candidate from its
-   neighbours in the bucket (those below it have had their heavy phase).
-   Rows sorted by weight let a pull stop early: a candidate through an edge
-   of weight w is at least ``low + w``, so a vertex reads its row only up to
-   the first edge with ``low + w`` at or above its best distance so far. Push
-   reads every edge of the members; the first bucket, the hub core of a
-   Kronecker graph, holds most edges of the graph, and its pull reads a few
-   edges of each vertex past it (SCALE 26: 6.6 ms when a pull read whole
-   rows, 2.3 ms with the early stop).
-4. Tail: once the settled vertices (the members of the buckets done) hold
-   at least ``tail_edges`` of the graph's edges, that is once the hub core
-   is settled, everything after is one bucket ``[low, inf)`` relaxed
-   Bellman-Ford style (every edge of the frontier; a vertex joins again
-   whenever its distance drops): the long tail of buckets over the sparse
-   periphery, each a collect, a few light iterations and a push, each with
-   its host reads, becomes a few iterations. So does a bucket whose end
-   rounds to its start in float32 (there a heavy edge could land inside the
-   bucket). Counting edges, not vertices, keeps a search from a vertex far
-   from the hubs out of the tail until the core is behind it.
+1. Collect (``collect_bucket``): the bucket's vertices become the light
+   frontier and the members; the least distance past the bucket skips empty
+   buckets in one step.
+2. Light phase (``relax_edges``, edge-parallel): relax the light edges
+   (weight <= delta) whose candidate lands in the bucket, until the frontier
+   is empty.
+3. Heavy phase: push (``relax_edges``) from the members, or pull
+   (``pull_bucket``: every vertex past the bucket takes its best neighbour in
+   it, each row read until its weights cannot beat the best so far), by the
+   edges each would read.
+4. Tail: once the settled vertices hold ``tail_edges`` of the edges, one
+   bucket [low, inf) relaxed Bellman-Ford style.
 
-On several GPUs (``sssp_distributed.py``) this engine runs on each rank's
-block of a `PartitionedGraph`: a relaxation reaching another block's vertex
-leaves its candidate to the exchange (`graph500.kernels.gpu.requests`), the
-owner offers it to the vertex's state (``offer_requests``, as a local
-relaxation), the bucket's counts are every rank's, and a pull reads every
-rank's distances, gathered first.
+A vertex's distance and parent are one 64-bit word (float32 bits << 32 |
+parent): a relaxation is one ``atomicMin``. Rows are sorted by weight at
+construction (``sort_rows_by_weight``, in place). On several GPUs
+(``sssp_distributed.py``) this engine runs on each rank's block: candidates
+for other blocks go to their owners (`graph500.kernels.gpu.requests`), and a
+pull reads every rank's distances, gathered first.
 
-A vertex's distance and parent are one 64-bit word, ``float32 bits << 32 |
-parent``: a relaxation is one ``atomicMin`` on it, so distance and parent
-always agree, and the stored distance is exactly ``dist[parent] + w`` in
-float32, the validator's check. A relaxation is attempted only when it
-lowers the distance (checked on a fresh L2 read first), so a parent is never
-replaced by another at the same distance: parent pointers follow the order
-in which distances were set and cannot form a cycle, also along edges whose
-weight vanishes in float32 rounding. A pull writes a vertex past the bucket
-from its own thread, reading only final distances.
+Data structures (N vertices): states (uint64), light ends (int64), three
+queues and two stamps (int32), prefix sums (uint64).
 
-The rows are sorted by weight once, at construction (charged to kernel 1):
-``sort_rows_by_weight`` sorts every row of the graph *in place* (neighbours
-with their weights), so the light edges (weight <= delta) come first and
-``light_end`` records where the heavy ones begin. The graph stays the same
-graph, but its rows are no longer sorted by neighbour (``rows_by_weight``
-says so): no extra copy of the edges and weights. The BFS, whose bottom-up
-scan finds a parent sooner in rows that list the hubs first, keeps its own
-copy of the neighbours in label order where memory allows (``gpu/bfs.py``:
-on the weight-sorted rows it was 1.058x slower at SCALE 26).
-
-A degree-ordered graph (the backend's kernel 1, ``graph.order`` set) is
-searched under its own labels: ``start_search`` translates the root, and
-``split_state`` writes the outputs under the input's labels (each input
-label gathers its state through ``new_label``, its parent through
-``order``). The hub core's states then sit together: 56.3 to 49.4 ms a
-search at SCALE 26 on an H100 (16 keys, medians). Its vertices without
-edges come last and are never reached, so the passes over vertices (start,
-collect, pull) stop at the last vertex with edges (``filled``); the outputs
-give the others no parent and an infinite distance without reading a state.
-
-Host work: one copy of five counters per collect and per light iteration
-(frontier size and edges, members and their edges, the least distance past
-the bucket); no Python loop over vertices or edges. Push or pull is decided
-on the host from those counts: pull when the members' edges exceed
-``pull_ratio`` times the edges not yet settled (all edges less those of this
-and earlier buckets' members) plus one per vertex with edges. That sum is
-what a pull would read without its early stop; with it, a pull reads far
-less, hence a ratio well below 1.
-
-Where a search's time goes (SCALE 26, H100, 8 keys, 23.7 ms a search; one
-traced search): the hub core's bucket, 29 light iterations relaxing about
-100 M light edges (each of its 25 M light edges about four times:
-Bellman-Ford inside the bucket), 12 ms; two pulls (the hub core's bucket and
-the next) 3.1 ms; the tail 6.8 ms (its first iteration every reached vertex
-past the core, 186 M edges); collects 1.1 ms. Before the early stop, the
-hub core's pull took 6.6 ms and the next bucket's push 3.1 ms (30-32 ms a
-search). ``relax_edges`` waits on memory (Nsight Compute at SCALE 24: 35-56%
-L2 hits, 37% of DRAM bandwidth, long-scoreboard stalls 57-76% of its cycles
-at 85% occupancy; on the weight-sorted rows, one key, H100: 33 launches,
-5.0 ms a search, 1105 GB/s; the pulls 0.66 ms at 66% of the copy rate).
-Nsight Compute cannot profile a search at SCALE 26: its launches' grids
-follow frontier sizes that vary with timing, so an application replay's
-passes do not match, and replaying each of its launches does not fit a
-10-minute call; the CUDA-event trace above stands for it.
-
-Data structures (N vertices): the graph's rows sorted by weight, ``state``
-(uint64), ``light_end`` (int64), three queues (frontier, next frontier,
-members; int32), stamps of the last iteration and bucket each vertex joined
-(int32; never cleared: ids grow over the kernel's life), prefix sums
-(uint64).
-
-Tunables: ``delta`` (default: ``delta_for`` the graph's largest degree,
-``DELTA_SCALE / sqrt(max_degree)``; Graph500 weights are uniform in [0, 1)),
-``delta_scale`` (DELTA_SCALE, that formula's numerator), ``pull_ratio``
-(PULL_RATIO), ``tail_edges`` (TAIL_EDGES; 0: the tail from the second
-bucket on, above 1: no tail),
-``trace`` (time the phases of a search with CUDA events; off for timed
-runs). ``self.summary`` holds the last search's buckets, light and tail
-iterations, edges read by the light, tail and push phases, pulls and, when
-timed, the seconds of the collect, light, push, pull and tail phases and, on several ranks, of the
-exchanges.
+Tunables: ``delta`` (default ``delta_for`` the largest degree:
+``delta_scale`` / sqrt(max degree), DELTA_SCALE 12.75, the best width fell
+as graphs grew), ``pull_ratio`` (PULL_RATIO 0.2: a pull reads far less than
+its bound), ``tail_edges`` (TAIL_EDGES 0.5: the hub core behind the search),
+``trace``. ``self.summary`` holds the last search's counts and, traced, its
+phases' seconds. Measurements behind each choice: docs/kernels/gpu-sssp.md.
 """
 
 import numpy as np
@@ -137,22 +47,7 @@ from graph500.kernels.gpu.requests import OwnerRequests
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 from graph500.kernels.graph import PartitionedGraph
 
-# delta = DELTA_SCALE / sqrt(largest degree). On an H100, degree-ordered graphs, 16 keys, 3 interleaved rounds
-# (docs/gpu-measurements.md, item 10), the best delta fell as the graph grew: SCALE 24 0.035 (1.03x over 0.05,
-# 0.025 0.99x), SCALE 26 0.025 (1.16x over 0.05; 0.02 and 0.015 1.06x and 1.04x over 0.035, 0.025 1.07x), SCALE
-# 27 0.02 (1.08x over 0.035; 0.025 1.05x); the largest degree grows about 1.6x a SCALE (65 k at SCALE 20, 163 k at
-# 22), so 25.5 / sqrt(degree) gives about 0.04, 0.025 and 0.02 there. Before degree ordering, at SCALE 24: delta
-# 0.035-0.07 and pull ratios 0.5-2 within the noise. Then the tail started once the settled vertices were 70%
-# of the reached ones, and a search ran some 15 buckets at SCALE 26, all but 2 or 3 of them after the hub core,
-# each a collect, 2-4 light iterations and a push (benchmarks/gpu_sssp_trace.py). Starting the tail once the
-# settled vertices hold half the edges, with half the bucket width (12.75), interleaved against that (H100, 32
-# keys, 3 rounds; docs/gpu-measurements.md, item 15): 1.22x, 1.38x, 1.38x, 1.25x at SCALE 20, 22, 24, 26;
-# tail_edges 0.3 and 0.7 within 0.03 of 0.5; delta scale 18 within 0.06 of 12.75.
-# Pull ratio: once a pull stopped early in rows sorted by weight, pulling the bucket after the hub core's too
-# (instead of pushing its 124 M edges at SCALE 26) paid: ratios 0.1 / 0.2 / 0.35 / 0.5 against 1 (H100, 32
-# keys, 3 interleaved rounds; gpu_variants.py): SCALE 26 1.14 / 1.16 / 1.12 / 1.14, SCALE 24 1.07 / 1.07 /
-# 1.04 / 1.06, SCALE 22 1.03 / 1.01 / 0.90 / 1.03, SCALE 20 0.94 / 1.04 / 1.03 / 1.03 (spreads up to 0.3 at
-# SCALE 20 and 22).
+# The defaults' measurements: docs/kernels/gpu-sssp.md.
 DELTA_SCALE = 12.75
 PULL_RATIO = 0.2
 TAIL_EDGES = 0.5
