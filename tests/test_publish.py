@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from graph500 import cli, plots, publish, report
+from graph500 import cli, pages, plots, publish, report
 from graph500.errors import Graph500Error
 from graph500.report import PassResult
 
@@ -240,7 +240,7 @@ def test_ratios_against_a_baseline(tmp_path, capsys):
     base = write(tmp_path / "base.json", make_record(watts=(100.0, 50.0)))
     fast = write(tmp_path / "fast.json", make_record(seconds_per_edge=1e-9, watts=(400.0, 250.0)))
     rows = csv_rows(run_report([base, fast, "--baseline", base, "--format", "csv", "--all"], capsys).out)
-    ratios = [[float(row[f"{key}_vs_baseline"]) for key in publish.RATIO_KEYS] for row in rows]
+    ratios = [[float(row[f"{key}_vs_baseline"]) for key in pages.RATIO_KEYS] for row in rows]
     assert ratios[0] == pytest.approx([1.0, 1.0, 1.0, 1.0])
     assert ratios[1] == pytest.approx([250.0, 250.0, 62.5, 50.0])
 
@@ -280,7 +280,7 @@ def test_markdown_document(records, capsys):
     assert summary[1:] == [["gpu", "H100 80GB HBM3", "1", "gpu_top_down / gpu_dijkstra", "18", "1.00", "0.250",
                             "0.00250", "0.000714", "#3"],
                            ["cpu", "CPU, 2 threads", "1", "cpu_top_down / cpu_dijkstra", "18", "0.00400", "0.00100",
-                            publish.MISSING, publish.MISSING, "#6"]]
+                            pages.MISSING, pages.MISSING, "#6"]]
     assert (f"On every row: machine {report.machine_info()['hostname']}; ranks 1; edgefactor 16; validation passed."
             in " ".join(text.split()))
     runs = table_after(lines, "## Runs")
@@ -288,9 +288,9 @@ def test_markdown_document(records, capsys):
                        "SSSP GTEPS/W", "build s", "GiB", "date", "BFS x", "SSSP x", "BFS/W x", "SSSP/W x"]
     assert runs[3][:5] == ["3", "gpu", "H100 80GB HBM3", "gpu_top_down / gpu_dijkstra", "18"]
     assert runs[3][5:7] == ["1.00 ± 0", "0.250 ± 0"]  # every search alike
-    assert runs[3][7:9] == ["0.00250", "0.000714"] and runs[3][-4:] == ["250", "250", publish.MISSING,
-                                                                         publish.MISSING]
-    assert runs[4][-4:] == ["1", "1", publish.MISSING, publish.MISSING]  # the baseline itself
+    assert runs[3][7:9] == ["0.00250", "0.000714"] and runs[3][-4:] == ["250", "250", pages.MISSING,
+                                                                         pages.MISSING]
+    assert runs[4][-4:] == ["1", "1", pages.MISSING, pages.MISSING]  # the baseline itself
     prose = " ".join(text.split())  # paragraphs are wrapped
     assert f"Ratios (x) are against {paths[0].rsplit('/', 1)[1]}" in prose
     assert "NVML, 1 meter" in text
@@ -309,17 +309,17 @@ def test_summary_takes_each_configuration_newest_at_its_largest_scale(tmp_path, 
         ("e-h100-14", make_record(scale=14, backend="gpu", device="NVIDIA H100 80GB HBM3, 79 GiB", hour=4,
                                   seconds_per_edge=1e-9)))]
     runs = publish.load_runs(paths)
-    shown = publish.shown_runs(runs)
+    shown = pages.shown_runs(runs)
     assert [run.source for run in shown] == ["e-h100-14.json", "d-h200-16.json", "a-cpu-14.json",
                                              "c-cpu-16-again.json"]
     assert [run.number for run in shown] == [1, 2, 3, 4]
-    assert [run.source for run in publish.summary_runs(shown)] == ["e-h100-14.json", "d-h200-16.json",
+    assert [run.source for run in pages.summary_runs(shown)] == ["e-h100-14.json", "d-h200-16.json",
                                                                    "c-cpu-16-again.json"]
-    headers, cells = publish.summary_table(shown)
+    headers, cells = pages.summary_table(shown)
     assert [row[headers.index("device")] for row in cells] == ["H100 80GB HBM3", "H200 (140 GiB)", "CPU, 2 threads"]
     assert [row[headers.index("BFS GTEPS")] for row in cells] == ["1.00", "0.500", "0.00250"]
     assert [row[headers.index("run")] for row in cells] == ["#1", "#2", "#4"]
-    every = publish.shown_runs(runs, every_record=True)
+    every = pages.shown_runs(runs, every_record=True)
     assert [run.source for run in every] == ["e-h100-14.json", "d-h200-16.json", "a-cpu-14.json",
                                              "b-cpu-16.json", "c-cpu-16-again.json"]
     text = run_report([*paths, "--all"], capsys).out
@@ -328,9 +328,9 @@ def test_summary_takes_each_configuration_newest_at_its_largest_scale(tmp_path, 
 
 
 def test_gteps_keep_three_significant_figures():
-    assert [publish.gteps(value) for value in (6.0267e11, 5.13835e10, 3.0e10, 8.168e7, 99.96e9, 1.2346e12)] == \
+    assert [pages.gteps(value) for value in (6.0267e11, 5.13835e10, 3.0e10, 8.168e7, 99.96e9, 1.2346e12)] == \
         ["603", "51.4", "30.0", "0.0817", "100", "1235"]
-    assert publish.gteps(None) == publish.MISSING
+    assert pages.gteps(None) == pages.MISSING
 
 
 @pytest.mark.parametrize("device, model", [
@@ -461,8 +461,8 @@ def test_html_page_structure(records, tmp_path, capsys):
     assert page.doctype == "DOCTYPE html"
     assert page.headings == ["Graph500 results", "Plots", "Summary", "Runs", "Where each run was measured"]
     summary, results, measured = page.tables
-    runs = publish.shown_runs(publish.load_runs(paths))
-    assert summary[0] == [title for title, _ in publish.SUMMARY_COLUMNS if title != "edgefactor"]
+    runs = pages.shown_runs(publish.load_runs(paths))
+    assert summary[0] == [title for title, _ in pages.SUMMARY_COLUMNS if title != "edgefactor"]
     assert [row[:2] + row[4:6] for row in summary[1:]] == [["gpu", "H100 80GB HBM3", "18", "1.00"],
                                                            ["cpu", "CPU, 2 threads", "18", "0.00400"]]
     assert results[0][:4] == ["#", "backend", "device", "kernels"]
