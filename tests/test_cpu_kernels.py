@@ -18,7 +18,8 @@ from graph500 import io, kernels
 from graph500.generators import kronecker
 from graph500.generators.rmat import generate_rmat
 from graph500.generators.roots import incident_vertices, search_keys
-from graph500.kernels.cpu import bfs_numa_bottom_up, frontier, sssp_delta_stepping
+from graph500.kernels.cpu import (bfs_numa_bottom_up, frontier, sssp_delta_stepping, sssp_delta_stepping_workspace,
+                                  sssp_words)
 from graph500.kernels.cpu.backend import Backend
 from graph500.kernels.cpu.build import build_csr
 from graph500.kernels.graph import neighbor_dtype
@@ -199,7 +200,7 @@ def test_delta_stepping_restores_the_updates_a_round_lost(where):
     v = next(u for u in range(kernel.first_leaf) if u != root)  # not a leaf: a leaf's state is kept in no list
     parents, distances = np.empty(case.num_vertices, dtype=np.int64), np.empty(case.num_vertices, dtype=np.float32)
     sssp_delta_stepping._reset(workspace, root, parents, distances)  # the root is in frontier 0, bucket 0
-    smaller, middle, larger = (sssp_delta_stepping._pack(np.float32(d), root) for d in (0.25, 0.375, 0.5))
+    smaller, middle, larger = (sssp_words._pack(np.float32(d), root) for d in (0.25, 0.375, 0.5))
     kernel.state[v] = larger
     buffers["request_count"][:] = 0
     if where == "requests":
@@ -209,10 +210,10 @@ def test_delta_stepping_restores_the_updates_a_round_lost(where):
         sssp_delta_stepping._classify_round(workspace, True)
     else:
         for word in (smaller, larger, middle):
-            sssp_delta_stepping._bin_append(workspace, 0, 0, v, word)  # task 0's bin of bucket 0
+            sssp_delta_stepping_workspace._bin_append(workspace, 0, 0, v, word)  # task 0's bin of bucket 0
         assert sssp_delta_stepping._extract(workspace, 0)
     assert kernel.state[v] == smaller
-    for role in (0, sssp_delta_stepping._SETTLED):  # v has light edges: it is in the frontier too
+    for role in (0, sssp_delta_stepping_workspace._SETTLED):  # v has light edges: it is in the frontier too
         count = buffers["segment_count"][role, 0]
         assert buffers["segment_vertex"][role, 0, :count].tolist() == [root, v, v]
         assert buffers["segment_word"][role, 0, 1:count].tolist() == [larger, smaller]  # the larger one stale now

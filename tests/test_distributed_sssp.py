@@ -17,7 +17,7 @@ from support import THREADS, needs_mpi, numba_threads, run_ranks
 from graph500 import io, kernels
 from graph500.kernels.cpu.backend import Backend
 from graph500.kernels.cpu.build import build_csr
-from graph500.kernels.cpu.sssp_delta_stepping import _pack
+from graph500.kernels.cpu.sssp_words import _pack
 from graph500.kernels.cpu.sssp_distributed import DistributedDeltaStepping, _settle_task_chunks
 from graph500.validators import ValidationGraph, validate_sssp
 
