@@ -545,11 +545,23 @@ def plant_random_faults(rng, parents, distances, kind):
 
 
 FAULT_KINDS = ["reparent", "drop", "distance"]
+# The rules a planted fault of each kind can break first, (BFS, SSSP): a vertex moved under a shallower one
+# leaves a tree edge that is no tuple (or skips a level) and a distance no tuple confirms; a dropped vertex
+# leaves its children's chains short of the root (a cycle) or a tuple between reached and unreached; a
+# scaled distance is unconfirmed or not minimal, and leaves the BFS tree valid (None).
+FAULT_RULES = {
+    "reparent": ({"tree-edge-not-in-graph", "level-jump", "tree-edge-level"},
+                 {"unconfirmed-distance", "distance-not-minimal"}),
+    "drop": ({"cycle", "reached-unreached-edge"}, {"cycle", "reached-unreached-edge"}),
+    "distance": (None, {"distance-not-minimal", "unconfirmed-distance"}),
+}
 
 
 @pytest.mark.parametrize("kind", FAULT_KINDS)
 @pytest.mark.parametrize("seed", range(8))
 def test_engines_report_the_same_fault(seed, kind):
+    """Every engine (generic, Numba, and the device's where there is one) reports the same first fault, and it
+    is a fault of a rule the planted kind breaks."""
     rng = np.random.default_rng(seed)
     num_vertices = 300
     src, dst, weights = random_graph(seed, num_vertices, 1200, components=4)
@@ -569,7 +581,12 @@ def test_engines_report_the_same_fault(seed, kind):
             except ValidationError as error:
                 outcome.append((error.rule, error.vertex, error.edge))
         outcomes.append(outcome)
-    assert outcomes[0] == outcomes[1]
+    assert all(outcome == outcomes[0] for outcome in outcomes[1:]), outcomes
+    for result, rules in zip(outcomes[0], FAULT_RULES[kind]):
+        if rules is None:
+            assert isinstance(result, int) and result > 0, result  # valid: its nedge
+        else:
+            assert isinstance(result, tuple) and result[0] in rules, result
 
 
 @pytest.mark.parametrize("threads", sorted({1, numba.config.NUMBA_NUM_THREADS}))
