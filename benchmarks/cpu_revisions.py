@@ -39,7 +39,7 @@ import numpy as np
 
 from graph500 import kernels, stats
 from graph500.generators.roots import incident_vertices, search_keys
-from graph500.kernels.cpu.backend import Backend
+from graph500.kernels.cpu.backend import CPUBackend
 from graph500.harness import validate_output
 from graph500.validators import ValidationGraph
 
@@ -51,7 +51,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 def run_graph(scale, num_roots):
     """``(graph, roots, validation graph)``: the reference graph (edgefactor 16, seeds 2 and 3) as the CPU
     backend's kernel 1 builds it for a run (degree-ordered), its search keys and its validator."""
-    backend = Backend()
+    backend = CPUBackend()
     num_vertices = 1 << scale
     src, dst, weights = backend.generate(scale, EDGEFACTOR, *SEEDS)
     graph = backend.build(src, dst, num_vertices, weights)

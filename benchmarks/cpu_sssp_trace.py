@@ -27,7 +27,7 @@ from tabulate import tabulate
 from graph500 import kernels
 from graph500.generators import kronecker
 from graph500.generators.roots import incident_vertices, search_keys
-from graph500.kernels.cpu.backend import Backend
+from graph500.kernels.cpu.backend import CPUBackend
 
 FIRST_BUCKETS = 5
 
@@ -41,7 +41,7 @@ def main():
     numba.set_num_threads(args.threads)
     num_vertices = 1 << args.scale
     src, dst, weights = kronecker.generate_edges(args.scale, 16, 2, 3)
-    graph = Backend().build(src, dst, num_vertices, weights)
+    graph = CPUBackend().build(src, dst, num_vertices, weights)
     roots, _ = search_keys(args.scale, 2, 3, incident_vertices(src, dst, num_vertices), args.roots)
     kernel = kernels.get("sssp", "cpu")(graph)
     kernel.search(int(roots[0]))

@@ -62,7 +62,7 @@ from tabulate import tabulate
 from graph500 import kernels, stats
 from graph500.generators import kronecker
 from graph500.generators.roots import incident_vertices, search_keys
-from graph500.kernels.cpu.backend import Backend
+from graph500.kernels.cpu.backend import CPUBackend
 from graph500.harness import validate_output
 from graph500.validators import ValidationGraph
 
@@ -110,7 +110,7 @@ class Ours:
     """This project's default CPU kernels on the graph, built for the current Numba thread count."""
 
     def __init__(self, src, dst, weights, num_vertices):
-        graph = Backend().build(src, dst, num_vertices, weights)
+        graph = CPUBackend().build(src, dst, num_vertices, weights)
         self.kernels = {kind: kernels.get(kind, "cpu")(graph) for kind in ("bfs", "sssp")}
 
     def nedges(self, kind, roots, validation):

@@ -43,7 +43,7 @@ from settings import kernel_options  # benchmarks/settings.py, beside this scrip
 from graph500 import kernels, stats
 from graph500.generators import roots as roots_module
 from graph500.kernels.gpu import bfs as gpu_bfs
-from graph500.kernels.gpu.backend import Backend
+from graph500.kernels.gpu.backend import GPUBackend
 from graph500.kernels.gpu import sssp as gpu_sssp
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
 
@@ -110,7 +110,7 @@ def run_kernel(backend, make_kernel, name, validate, validation_graph, roots):
 
 
 def run_scale(scale, kernel_names, sssp_settings, num_roots, bandwidth, show_trace):
-    backend = Backend()
+    backend = GPUBackend()
     num_vertices = 1 << scale
     backend.generate(10, EDGEFACTOR, *SEEDS)  # warm-up: compiles
     start = time.perf_counter()
@@ -196,7 +196,7 @@ def main():
                              "(default kernel; application for SCALE 26)")
     args = parser.parse_args()
     bandwidth = copy_bandwidth()
-    print(f"device: {Backend().describe()['device']}; copy bandwidth {bandwidth / 1e9:.0f} GB/s (read + write)",
+    print(f"device: {GPUBackend().describe()['device']}; copy bandwidth {bandwidth / 1e9:.0f} GB/s (read + write)",
           flush=True)
     rows = []
     for scale in args.scales:

@@ -87,9 +87,9 @@ def child(scale, search, num_roots, output, profiled):
     from gpu import copy_bandwidth  # benchmarks/gpu.py, beside this script
     from graph500 import kernels
     from graph500.generators import roots as roots_module
-    from graph500.kernels.gpu.backend import Backend
+    from graph500.kernels.gpu.backend import GPUBackend
 
-    backend = Backend()
+    backend = GPUBackend()
     src, dst, weights = backend.generate(scale, EDGEFACTOR, *SEEDS)
     has_edge = backend.incident_vertices(src, dst, 1 << scale)
     roots = [int(root) for root in roots_module.search_keys(scale, *SEEDS, has_edge, num_roots)[0]]

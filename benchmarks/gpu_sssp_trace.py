@@ -24,7 +24,7 @@ from gpu import EDGEFACTOR, SEEDS  # benchmarks/gpu.py, beside this script
 from settings import kernel_options  # benchmarks/settings.py, beside this script
 from graph500.generators import roots as roots_module
 from graph500.kernels.gpu import sssp as gpu_sssp
-from graph500.kernels.gpu.backend import Backend
+from graph500.kernels.gpu.backend import GPUBackend
 from graph500.validators import ValidationGraph, validate_sssp
 
 
@@ -164,7 +164,7 @@ def main():
     parser.add_argument("--roots", type=int, default=4)
     parser.add_argument("--sssp", nargs="+", default=["default"], metavar="SETTING")
     args = parser.parse_args()
-    backend = Backend()
+    backend = GPUBackend()
     backend.generate(10, EDGEFACTOR, *SEEDS)  # warm-up: compiles
     num_vertices = 1 << args.scale
     src, dst, weights = backend.generate(args.scale, EDGEFACTOR, *SEEDS)

@@ -28,7 +28,7 @@ from graph500 import stats
 from graph500.generators import roots as roots_module
 from graph500.harness import validate_output
 from graph500.kernels.gpu import bfs as gpu_bfs, build as gpu_build, sssp as gpu_sssp
-from graph500.kernels.gpu.backend import Backend
+from graph500.kernels.gpu.backend import GPUBackend
 from graph500.validators import ValidationGraph
 
 EDGEFACTOR = 16
@@ -40,7 +40,7 @@ def timed_round(backend, kernel, roots):
 
 
 def measure(scale, bfs_settings, sssp_settings, orderings, num_roots, rounds):
-    backend = Backend()
+    backend = GPUBackend()
     num_vertices = 1 << scale
     src, dst, weights = backend.generate(scale, EDGEFACTOR, *SEEDS)
     has_edge = backend.incident_vertices(src, dst, num_vertices)
@@ -100,7 +100,7 @@ def main():
                         help="kernel 1's labels: by decreasing degree (the backend's) or the input's; each variant "
                              "runs on each ordering's graph")
     args = parser.parse_args()
-    print(f"device: {Backend().describe()['device']}; {args.rounds} interleaved rounds of {args.roots} keys",
+    print(f"device: {GPUBackend().describe()['device']}; {args.rounds} interleaved rounds of {args.roots} keys",
           flush=True)
     rows = []
     for scale in args.scales:

@@ -79,7 +79,7 @@ def measure(args):
     from graph500.comm import slowest, world
     from graph500.distributed import set_threads_per_rank
     from graph500.generators.roots import search_keys
-    from graph500.kernels.gpu.backend import Backend
+    from graph500.kernels.gpu.backend import GPUBackend
     from graph500.kernels.gpu.bfs import DirectionOptimizingBFS
     from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
     from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
@@ -93,7 +93,7 @@ def measure(args):
         backend = DistributedGPUBackend(comm)
         bfs_class, sssp_class = DistributedDirectionOptimizingBFS, DistributedDeltaSteppingSSSP
     else:
-        backend = Backend()
+        backend = GPUBackend()
         bfs_class, sssp_class = DirectionOptimizingBFS, DeltaSteppingSSSP
     num_vertices = 1 << args.scale
     src, dst, weights = backend.generate(args.scale, args.edgefactor, 2, 3)

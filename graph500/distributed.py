@@ -31,14 +31,14 @@ import numpy as np
 from graph500.comm import SelfCommunicator, host_placement, slowest
 from graph500.errors import Graph500Error
 from graph500.generators import roots
-from graph500.kernels.cpu.backend import RUNTIME_BYTES, Backend, available_memory_bytes, cpu_model, generate_range
+from graph500.kernels.cpu.backend import RUNTIME_BYTES, CPUBackend, available_memory_bytes, cpu_model, generate_range
 from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, write_positions
 from graph500.kernels.cpu.frontier import equal_share
 from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
 from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators.distributed import DistributedValidationGraph
 
-class DistributedBackend(Backend):
+class DistributedBackend(CPUBackend):
     """The run's steps on the ranks of ``comm``, each rank's local work done by the CPU backend's code.
 
     With a one-rank communicator (the warm-up's) every step is the local one

@@ -121,10 +121,10 @@ def load_backend(name, comm=None):
             return DistributedGPUBackend(comm)
         return DistributedBackend(comm)
     if on_gpu:
-        from graph500.kernels.gpu.backend import Backend as GPUBackend
+        from graph500.kernels.gpu.backend import GPUBackend
 
         return GPUBackend()
-    from graph500.kernels.cpu.backend import Backend as CPUBackend
+    from graph500.kernels.cpu.backend import CPUBackend
 
     return CPUBackend()
 

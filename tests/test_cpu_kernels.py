@@ -20,7 +20,7 @@ from graph500.generators.rmat import generate_rmat
 from graph500.generators.roots import incident_vertices, search_keys
 from graph500.kernels.cpu import (bfs_numa_bottom_up, frontier, sssp_delta_stepping, sssp_delta_stepping_workspace,
                                   sssp_words)
-from graph500.kernels.cpu.backend import Backend
+from graph500.kernels.cpu.backend import CPUBackend
 from graph500.kernels.cpu.build import build_csr
 from graph500.kernels.graph import neighbor_dtype
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp
@@ -65,7 +65,7 @@ class Case:
         self.name = name
         self.num_vertices = num_vertices
         self.graphs = {"build_csr": build_csr(src, dst, num_vertices, weights),  # original labels
-                       "kernel-1": Backend().build(src, dst, num_vertices, weights)}  # degree-ordered
+                       "kernel-1": CPUBackend().build(src, dst, num_vertices, weights)}  # degree-ordered
         self.validation = ValidationGraph.from_edges(src, dst, num_vertices, weights)
         self.roots = [int(root) for root in roots]
 
@@ -288,7 +288,7 @@ def test_bfs_with_large_frontiers_gives_valid_trees(threads):
     num_vertices = 1 << 16
     validation = ValidationGraph.from_edges(src, dst, num_vertices, weights)
     with numba_threads(threads):
-        kernel = kernels.get("bfs", "cpu")(Backend().build(src, dst, num_vertices, weights))
+        kernel = kernels.get("bfs", "cpu")(CPUBackend().build(src, dst, num_vertices, weights))
         roots = search_keys(16, 2, 3, incident_vertices(src, dst, num_vertices), 4)[0]
         for root in roots:
             validate_bfs(validation, int(root), kernel.search(int(root)))

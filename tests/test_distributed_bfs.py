@@ -21,7 +21,7 @@ from graph500.comm import SelfCommunicator
 from graph500.distributed import partition_graph
 from graph500.generators import kronecker
 from graph500.generators.roots import incident_vertices, search_keys
-from graph500.kernels.cpu.backend import Backend
+from graph500.kernels.cpu.backend import CPUBackend
 from graph500.kernels.cpu.bfs_distributed import DistributedBFS
 from graph500.kernels.cpu.build import build_csr
 from graph500.partition import VertexBlocks
@@ -34,7 +34,7 @@ FIXTURES = sorted(glob.glob(os.path.join(DATA, "*.edges")))
 def one_rank_graphs(src, dst, num_vertices):
     """The graphs a one-rank search may be given: plain CSR, kernel 1's renumbered CSR, a one-rank part."""
     return {"build_csr": build_csr(src, dst, num_vertices),
-            "kernel-1": Backend().build(src, dst, num_vertices, None),
+            "kernel-1": CPUBackend().build(src, dst, num_vertices, None),
             "partition": partition_graph(SelfCommunicator(), VertexBlocks(num_vertices, 1), src, dst, None)}
 
 

@@ -15,7 +15,7 @@ import pytest
 from support import THREADS, needs_mpi, numba_threads, run_ranks
 
 from graph500 import io, kernels
-from graph500.kernels.cpu.backend import Backend
+from graph500.kernels.cpu.backend import CPUBackend
 from graph500.kernels.cpu.build import build_csr
 from graph500.kernels.cpu.sssp_words import _pack
 from graph500.kernels.cpu.sssp_distributed import DistributedDeltaStepping, _settle_task_chunks
@@ -62,7 +62,7 @@ def test_one_rank_on_kernel_1_graph():
     src, dst, weights = io.read_edges(path)
     num_vertices = 1 << int(os.path.basename(path).split("_")[0][1:])
     roots = np.loadtxt(path.replace(".edges", ".roots"), dtype=np.int64)[:4]
-    check_searches(src, dst, weights, num_vertices, roots, graph=Backend().build(src, dst, num_vertices, weights))
+    check_searches(src, dst, weights, num_vertices, roots, graph=CPUBackend().build(src, dst, num_vertices, weights))
 
 
 ODD_GRAPHS = {

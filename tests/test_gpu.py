@@ -33,7 +33,7 @@ from graph500.generators import kronecker, roots as roots_module  # noqa: E402
 from graph500.kernels.cpu.build import build_csr as cpu_build_csr  # noqa: E402
 from graph500.kernels.gpu import bfs as gpu_bfs, generator as gpu_generator, sssp as gpu_sssp  # noqa: E402
 from graph500.kernels.gpu import backend as gpu_backend  # noqa: E402
-from graph500.kernels.gpu.backend import Backend  # noqa: E402
+from graph500.kernels.gpu.backend import GPUBackend  # noqa: E402
 from graph500.kernels.gpu import build as gpu_build  # noqa: E402
 from graph500.kernels.gpu.build import build_csr as gpu_build_csr  # noqa: E402
 from graph500.kernels.graph import CSRGraph  # noqa: E402
@@ -511,7 +511,7 @@ def test_backend_generates_the_reference_edges_in_mapped_host_memory():
     pool = cupy.get_default_memory_pool()
     pool.free_all_blocks()
     device_bytes = pool.used_bytes()
-    src, dst, weights = Backend().generate(16, 16, 2, 3)  # 12 MiB of tuples
+    src, dst, weights = GPUBackend().generate(16, 16, 2, 3)  # 12 MiB of tuples
     assert pool.used_bytes() - device_bytes < 1 << 20  # the kernel wrote them to host memory
     expected = kronecker.generate_edges(16, 16, 2, 3)
     for actual, wanted in zip((src, dst, weights), expected):
@@ -521,7 +521,7 @@ def test_backend_generates_the_reference_edges_in_mapped_host_memory():
 def test_backend_incident_vertices_match_cpu():
     graph = GRAPHS[0]
     expected = roots_module.incident_vertices(graph.src, graph.dst, graph.num_vertices)
-    actual = Backend().incident_vertices(cupy.asarray(graph.src), cupy.asarray(graph.dst), graph.num_vertices)
+    actual = GPUBackend().incident_vertices(cupy.asarray(graph.src), cupy.asarray(graph.dst), graph.num_vertices)
     assert isinstance(actual, np.ndarray) and actual.dtype == np.bool_
     np.testing.assert_array_equal(actual, expected)
 
@@ -529,7 +529,7 @@ def test_backend_incident_vertices_match_cpu():
 def test_backend_refuses_a_run_that_does_not_fit_and_names_the_largest_that_does():
     free = gpu_backend.free_device_bytes()
     with pytest.raises(Graph500Error, match=r"needs about .* GiB of device memory; .* GiB is free") as error:
-        Backend().check_memory(36, 16)
+        GPUBackend().check_memory(36, 16)
     largest = int(re.search(r"the largest SCALE that fits here is (\d+)", str(error.value)).group(1))
     assert gpu_backend.memory_estimate_bytes(largest, 16) - gpu_backend.CONTEXT_BYTES <= free
     assert gpu_backend.memory_estimate_bytes(largest + 1, 16) - gpu_backend.CONTEXT_BYTES > free
@@ -542,7 +542,7 @@ def test_backend_plans_the_bfs_row_copy_only_where_it_fits(monkeypatch):
     assert with_copy - without == (edgefactor << scale) * gpu_backend.BFS_ROW_COPY_BYTES
     for free, copy in ((with_copy, True), (with_copy - 1, False)):
         monkeypatch.setattr(gpu_backend, "free_device_bytes", lambda: free)
-        backend = Backend()
+        backend = GPUBackend()
         backend.check_memory(scale, edgefactor)
         assert backend.kernel_options(gpu_bfs.DirectionOptimizingBFS) == {"row_copy": copy}
         assert backend.kernel_options(gpu_sssp.DeltaSteppingSSSP) == {}
@@ -557,11 +557,11 @@ def test_edge_list_that_cannot_be_pinned_is_one_clear_error(monkeypatch):
 
     monkeypatch.setattr(cupy.cuda, "alloc_pinned_memory", refuse)
     with pytest.raises(Graph500Error, match=r"cannot pin 0\.0 GiB of host memory for the edge list"):
-        Backend().generate(10, 16, 2, 3)
+        GPUBackend().generate(10, 16, 2, 3)
 
 
 def test_validation_graph_keeps_the_mapped_tuples_without_a_device_copy():
-    backend = Backend()
+    backend = GPUBackend()
     src, dst, weights = backend.generate(14, 16, 2, 3)
     pool = cupy.get_default_memory_pool()
     before = pool.used_bytes()
@@ -574,7 +574,7 @@ def test_backend_times_a_search_with_events():
     graph = GRAPHS[0]
     csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
     kernel = gpu_bfs.DirectionOptimizingBFS(csr)
-    parents, seconds = Backend().timed(kernel.search, graph.roots[0])
+    parents, seconds = GPUBackend().timed(kernel.search, graph.roots[0])
     assert 0 < seconds < 1
     assert int(parents[graph.roots[0]]) == graph.roots[0]
 

@@ -8,7 +8,7 @@ from support import needs_mpi, run_ranks
 
 from graph500 import warm_up
 from graph500.kernels import get
-from graph500.kernels.cpu.backend import Backend
+from graph500.kernels.cpu.backend import CPUBackend
 
 # In a fresh interpreter: count the compiled signatures of every Numba function of the package after the
 # warm-up and again after the run; print the functions that compiled something after the warm-up.
@@ -54,7 +54,7 @@ def test_a_run_of_two_ranks_compiles_nothing_after_the_warm_up(tmp_path):
 
 
 def cpu_parts(validate=True, sssp=True):
-    return warm_up._parts(Backend(), (get("bfs", "cpu"), {}), (get("sssp", "cpu"), {}) if sssp else None, validate)
+    return warm_up._parts(CPUBackend(), (get("bfs", "cpu"), {}), (get("sssp", "cpu"), {}) if sssp else None, validate)
 
 
 def test_parts_cover_the_run():
@@ -83,12 +83,12 @@ def test_workers_run_their_shares_in_spawned_processes():
 
 def test_one_process_on_one_core_without_the_jit_or_on_the_gpu(monkeypatch):
     monkeypatch.setattr(warm_up, "_usable_cores", lambda: 1)
-    assert warm_up._worker_processes(Backend(), 5) == 1
+    assert warm_up._worker_processes(CPUBackend(), 5) == 1
     monkeypatch.setattr(warm_up, "_usable_cores", lambda: 8)
-    assert warm_up._worker_processes(Backend(), 5) == 5
+    assert warm_up._worker_processes(CPUBackend(), 5) == 5
     assert warm_up._worker_processes(type("GPU", (), {"name": "gpu"})(), 5) == 1
     monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
-    assert warm_up._worker_processes(Backend(), 5) == 1
+    assert warm_up._worker_processes(CPUBackend(), 5) == 1
 
 
 def test_no_worker_where_no_process_can_start(monkeypatch):
@@ -109,7 +109,7 @@ def test_searches_start_at_the_hub_of_a_weighted_graph():
         def search(self, root):
             searched.append((self.graph, root, self.tag))
 
-    warm_up._search_part(Backend(), Recorder, {"tag": "options reach the kernel"})
+    warm_up._search_part(CPUBackend(), Recorder, {"tag": "options reach the kernel"})
     [(graph, root, tag)] = searched
     degrees = np.diff(graph.offsets)
     assert root == int(np.argmax(degrees)) and degrees[root] > 0 and tag == "options reach the kernel"
@@ -118,7 +118,7 @@ def test_searches_start_at_the_hub_of_a_weighted_graph():
 
 def test_progress_hears_of_every_part_once():
     calls = []
-    warm_up.warm_up(Backend(), (get("bfs", "cpu"), {}), (get("sssp", "cpu"), {}),
+    warm_up.warm_up(CPUBackend(), (get("bfs", "cpu"), {}), (get("sssp", "cpu"), {}),
                     progress=lambda done, total: calls.append((done, total)))
     done = [done for done, _ in calls]
     assert done == sorted(done) and calls[-1] == (5, 5) and {total for _, total in calls} == {5}

@@ -87,7 +87,7 @@ def generate_range(scale, edgefactor, seed1, seed2, start, stop, progress=None, 
     return src, dst, weights
 
 
-class Backend:
+class CPUBackend:
     name = "cpu"
     xp = np
 

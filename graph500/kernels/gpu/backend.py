@@ -112,7 +112,7 @@ def gpu_unavailable_reason():
     return None if count else "CuPy sees no CUDA device"
 
 
-class Backend:
+class GPUBackend:
     name = "gpu"
     xp = cupy
 

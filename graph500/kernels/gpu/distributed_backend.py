@@ -221,7 +221,7 @@ class DistributedGPUBackend(DistributedBackend):
 
     def kernel_options(self, kernel_class):
         """Constructor options of the memory plan: the BFS's ``row_copy`` where `check_memory` found room."""
-        return single_gpu.Backend.kernel_options(self, kernel_class)
+        return single_gpu.GPUBackend.kernel_options(self, kernel_class)
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """This rank's slice of the reference's edge list ``(src, dst, weights)``, in mapped host memory."""
@@ -234,7 +234,7 @@ class DistributedGPUBackend(DistributedBackend):
 
     def edges_from_host(self, src, dst, weights, num_vertices):
         """Host edge arrays as `generate` returns them here (the warm-up's)."""
-        return single_gpu.Backend.edges_from_host(self, src, dst, weights, num_vertices)
+        return single_gpu.GPUBackend.edges_from_host(self, src, dst, weights, num_vertices)
 
     def incident_vertices(self, src, dst, num_vertices):
         """Vertices with an edge other than a self-loop in any rank's tuples, on every rank (collective)."""
