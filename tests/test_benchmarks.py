@@ -36,7 +36,6 @@ CPU_SCRIPTS = [
     ("cpu_kernels.py", ["--scale", SCALE, "--roots", "2"], ["BFS (all searches validated)", "delta-stepping"]),
     ("cpu_levels.py", ["--scale", SCALE, "--roots", "2", "--rounds", "1", "--threads", "2", "1"],
      ["between levels ms", "bottom-up"]),
-    ("cpu_sssp_pull_estimate.py", ["--scale", SCALE, "--roots", "2"], ["pushed edges"]),
     ("cpu_sssp_trace.py", ["--scale", SCALE, "--roots", "2"], ["settled bucket"]),
     ("cpu_variants.py", ["--kind", "bfs", "--scale", SCALE, "--roots", "2", "--rounds", "1", "--threads", "2",
                          "--validate"], ["bfs direction-optimizing, SCALE 10", "ratio to the first"]),
@@ -77,7 +76,6 @@ MPI_SCRIPTS = [
                               "--rounds", "1"], ["delta=0.2"]),
     ("distributed_levels.py", ["--scale", SCALE, "--roots", "2", "--rounds", "1"],
      ["every tree of the first round valid", "outside the levels", "level 0 own ms"]),
-    ("concurrent_copies.py", ["--scale", SCALE, "--roots", "2", "--rounds", "1"], ["at once / alone: median"]),
 ]
 
 
