@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from graph500 import energy, harness, io, publish, report
+from graph500 import energy, harness, io, publish, run_report
 from graph500.errors import INTERRUPTED_STATUS, Graph500Error, ValidationError, is_interrupt
 from graph500.generators import kronecker, roots as roots_module
 
@@ -122,7 +122,7 @@ def command_generate(args):
         raise Graph500Error(str(error)) from None
     num_vertices = 1 << args.scale
     num_tuples = args.edgefactor << args.scale
-    unwritable = report.unwritable_reason(args.output)
+    unwritable = run_report.unwritable_reason(args.output)
     if unwritable:
         raise Graph500Error(f"--output: {unwritable}")
     needed = num_tuples * (io.EDGE_RECORD_BYTES + 4)

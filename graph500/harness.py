@@ -40,7 +40,7 @@ import time
 
 from tqdm import tqdm
 
-from graph500 import energy, kernels, report
+from graph500 import energy, kernels, run_report
 from graph500.comm import slowest, world
 from graph500.errors import INTERRUPTED_STATUS, Graph500Error, ValidationError, is_interrupt
 from graph500.generators import kronecker, roots as roots_module
@@ -201,7 +201,7 @@ def run_pass(config, backend, kind, kernel, root_list, validation_graph, log=sys
                 nedge = validation_graph.count_reached_tuples(parents >= 0)
             nedges.append(nedge)
             bar.update(1)
-    return report.PassResult(times, nedges, validate_times if config.validate else None, traces or None)
+    return run_report.PassResult(times, nedges, validate_times if config.validate else None, traces or None)
 
 
 def _choose_roots(config, backend, src, dst):
@@ -288,7 +288,7 @@ def _preflight(config, comm):
     """
     check_config(config)
     # rank 0 alone writes the record: its answer is every rank's
-    unwritable = comm.allgather_object(report.unwritable_reason(config.json_path) if config.json_path else None)[0]
+    unwritable = comm.allgather_object(run_report.unwritable_reason(config.json_path) if config.json_path else None)[0]
     if unwritable:
         raise Graph500Error(f"--json: {unwritable}")
     backend = load_backend(config.backend, comm)
@@ -348,7 +348,7 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
             results[kind] = run_pass(config, backend, kind, kernel, root_list, validation_graph, log)
         except ValidationError as error:  # raised by every rank alike
             print(f"graph500: {error}", file=log)
-            stdout.write(report.INVALID_RUN_LINE + "\n")
+            stdout.write(run_report.INVALID_RUN_LINE + "\n")
             return 1
 
     extensions = {
@@ -360,23 +360,23 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         "validation": "passed" if config.validate else "skipped (results are not official)",
         "validation_setup_time": validation_setup,
     }
-    stdout.write(report.official_block(
+    stdout.write(run_report.official_block(
         scale=config.scale, edgefactor=config.edgefactor, nbfs=len(root_list),
         graph_generation=graph_generation, num_mpi_processes=comm.size, construction_time=construction_time,
         bfs=results["bfs"], sssp=results.get("sssp"),
     ))
     energy_record = energy_run.record(results)
-    stdout.write(report.energy_block(energy_record))
-    stdout.write(report.extensions_block(extensions))
+    stdout.write(run_report.energy_block(energy_record))
+    stdout.write(run_report.extensions_block(extensions))
     if config.json_path:
-        record = report.run_record(
+        record = run_report.run_record(
             config=dataclasses.asdict(config), roots=[int(r) for r in root_list], seeds=[config.seed1, config.seed2],
             graph_generation=graph_generation, construction_time=construction_time,
             bfs=results["bfs"], sssp=results.get("sssp"), extensions=extensions, energy=energy_record,
             num_mpi_processes=comm.size,
         )
         try:
-            report.write_json_atomic(config.json_path, record)
+            run_report.write_json_atomic(config.json_path, record)
         except OSError as error:  # the path was writable at the start (`_preflight`)
             raise Graph500Error(f"cannot write {os.path.abspath(config.json_path)}: {error.strerror or error}") \
                 from None

@@ -4,7 +4,7 @@
                     [--baseline RECORD] [--plots DIR] [--output PATH]
 
 Each RECORD is a JSON run record (schema ``graph500-run/1``, see
-`graph500.report`) or a directory, which stands for its ``*.json`` files in
+`graph500.run_report`) or a directory, which stands for its ``*.json`` files in
 name order (record names sort by date).
 
 A configuration is what the lists rank: backend, device model, ranks (MPI
@@ -38,7 +38,7 @@ import os
 import re
 import sys
 
-from graph500 import pages, plots, report
+from graph500 import pages, plots, run_report
 from graph500.errors import Graph500Error
 
 FORMATS = ("markdown", "html", "csv", "latex")
@@ -157,8 +157,8 @@ def load_record(path):
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise Graph500Error(f"{path} is not a JSON run record: {error}") from None
     schema = record.get("schema") if isinstance(record, dict) else None
-    if schema != report.SCHEMA:
-        raise Graph500Error(f"{path} is not a run record: schema {schema!r}, expected {report.SCHEMA!r}")
+    if schema != run_report.SCHEMA:
+        raise Graph500Error(f"{path} is not a run record: schema {schema!r}, expected {run_report.SCHEMA!r}")
     return record
 
 
@@ -297,7 +297,7 @@ def _figures(args, runs):
 def _write_plots(directory, figures):
     for figure in figures:
         path = os.path.join(directory, figure.filename)
-        report.write_atomic(path, figure.png)
+        run_report.write_atomic(path, figure.png)
         print(f"graph500: wrote {path}", file=sys.stderr)
 
 
@@ -328,7 +328,7 @@ def report_command(args):
         _write_plots(args.plots, figures)
     document = render_document(args, runs, shown, baseline, figures)
     if args.output:
-        report.write_atomic(args.output, document)
+        run_report.write_atomic(args.output, document)
         print(f"graph500: wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(document)

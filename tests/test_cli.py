@@ -183,12 +183,12 @@ def test_run_refuses_an_unwritable_record_before_it_starts(capsys, tmp_path, whe
 
 
 def test_run_whose_record_cannot_be_written_at_the_end_says_one_line(capsys, tmp_path, monkeypatch):
-    from graph500 import report
+    from graph500 import run_report
 
     def disk_full(path, record):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(report, "write_json_atomic", disk_full)
+    monkeypatch.setattr(run_report, "write_json_atomic", disk_full)
     record = tmp_path / "r.json"
     status, out, err = _run_cli(capsys, "run", "--scale", "8", "--roots", "8", "--json", str(record))
     assert status == 2

@@ -13,7 +13,7 @@ from graph500 import energy
 from graph500.energy import (EnergyRun, EnergyWindow, MeterUnavailable, measure_idle_power,
                              measure_repeated, open_meters, open_nvml_meters, open_rapl_meters)
 from graph500.errors import Graph500Error
-from graph500.report import PassResult
+from graph500.run_report import PassResult
 from support import needs_mpi, run_ranks
 
 RAPL_RANGE_UJ = 262143328850  # max_energy_range_uj of many Intel server CPUs

@@ -14,9 +14,9 @@ import sys
 import numpy as np
 import pytest
 
-from graph500 import cli, pages, plots, publish, report
+from graph500 import cli, pages, plots, publish, run_report
 from graph500.errors import Graph500Error
-from graph500.report import PassResult
+from graph500.run_report import PassResult
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -26,7 +26,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 def energy_entry(bfs, sssp, bfs_watts, sssp_watts):
     """An `EnergyRun.record`-shaped entry for passes measured at the given mean powers."""
     def measured(result, watts):
-        teps = report.teps_summary(result.times, result.nedges)["harmonic_mean"]
+        teps = run_report.teps_summary(result.times, result.nedges)["harmonic_mean"]
         return {"joules": 10.0 * watts, "seconds": 10.0, "repetitions": 20, "mean_power_W": watts,
                 "TEPS_per_W": teps / watts, "meter_joules": {"NVML GPU 0 (NVIDIA H100 80GB HBM3)": 10.0 * watts}}
     return {"choice": "auto", "meters": ["NVML GPU 0 (NVIDIA H100 80GB HBM3)"],
@@ -53,7 +53,7 @@ def make_record(*, scale=16, backend="cpu", device="CPU, 2 Numba threads", secon
                   "validation": "passed" if validated else "skipped (results are not official)"}
     if backend == "gpu":
         extensions["device_memory_peak_bytes"] = 25 << (scale + 4)  # 25 bytes a tuple
-    record = report.run_record(
+    record = run_report.run_record(
         config={"scale": scale, "edgefactor": 16, "backend": backend}, roots=list(range(64)),
         seeds=[2, 3], graph_generation=0.05 * scale, construction_time=0.01 * scale, bfs=bfs,
         sssp=sssp, extensions=extensions, energy=energy_entry(bfs, sssp, *watts) if watts else None)
@@ -73,7 +73,7 @@ def trace_levels(rng, scale):
 
 
 def write(path, record):
-    report.write_json_atomic(path, record)
+    run_report.write_json_atomic(path, record)
     return str(path)
 
 
@@ -99,7 +99,7 @@ def parse(argv):
     return parser.parse_args(["report", *argv])
 
 
-def run_report(argv, capsys):
+def run_command(argv, capsys):
     assert publish.report_command(parse(argv)) == 0
     return capsys.readouterr()
 
@@ -213,12 +213,12 @@ def csv_rows(text):
 
 def test_csv_values(records, capsys):
     _, paths = records
-    rows = csv_rows(run_report([*paths, "--format", "csv"], capsys).out)
+    rows = csv_rows(run_command([*paths, "--format", "csv"], capsys).out)
     assert len(rows) == 6
     gpu, cpu = rows[0], rows[3]  # the faster configuration first, then by SCALE
     assert [row["scale"] for row in rows] == ["14", "16", "18"] * 2
     assert (cpu["run"], cpu["machine"], cpu["device"], cpu["backend"], cpu["ranks"]) == (
-        "4", report.machine_info()["hostname"], "CPU, 2 Numba threads", "cpu", "1")
+        "4", run_report.machine_info()["hostname"], "CPU, 2 Numba threads", "cpu", "1")
     assert cpu["kernels"] == "cpu_top_down / cpu_dijkstra"
     assert (cpu["scale"], cpu["edgefactor"], cpu["validation"]) == ("14", "16", "passed")
     assert float(cpu["bfs_teps"]) == pytest.approx(4e6) and float(cpu["sssp_teps"]) == pytest.approx(1e6)
@@ -239,7 +239,7 @@ def test_ratios_against_a_baseline(tmp_path, capsys):
     # SSSP TEPS/W: (2.5e8 / 250) / (1e6 / 50) = 50.
     base = write(tmp_path / "base.json", make_record(watts=(100.0, 50.0)))
     fast = write(tmp_path / "fast.json", make_record(seconds_per_edge=1e-9, watts=(400.0, 250.0)))
-    rows = csv_rows(run_report([base, fast, "--baseline", base, "--format", "csv", "--all"], capsys).out)
+    rows = csv_rows(run_command([base, fast, "--baseline", base, "--format", "csv", "--all"], capsys).out)
     ratios = [[float(row[f"{key}_vs_baseline"]) for key in pages.RATIO_KEYS] for row in rows]
     assert ratios[0] == pytest.approx([1.0, 1.0, 1.0, 1.0])
     assert ratios[1] == pytest.approx([250.0, 250.0, 62.5, 50.0])
@@ -247,7 +247,7 @@ def test_ratios_against_a_baseline(tmp_path, capsys):
 
 def test_ratio_without_energy_is_empty(records, capsys):
     _, paths = records
-    rows = csv_rows(run_report([*paths, "--baseline", paths[0], "--format", "csv"], capsys).out)
+    rows = csv_rows(run_command([*paths, "--baseline", paths[0], "--format", "csv"], capsys).out)
     assert float(rows[1]["bfs_teps_vs_baseline"]) == pytest.approx(1e9 / 4e6)  # the GPU run at SCALE 16
     assert rows[1]["bfs_teps_per_w_vs_baseline"] == ""
 
@@ -268,7 +268,7 @@ def table_after(lines, heading):
 
 def test_markdown_document(records, capsys):
     _, paths = records
-    text = run_report([*paths, "--baseline", paths[0]], capsys).out
+    text = run_command([*paths, "--baseline", paths[0]], capsys).out
     lines = text.splitlines()
     assert lines[0] == "# Graph500 results"
     assert [line for line in lines if line.startswith("## ")] == ["## Summary", "## Runs",
@@ -281,7 +281,7 @@ def test_markdown_document(records, capsys):
                             "0.00250", "0.000714", "#3"],
                            ["cpu", "CPU, 2 threads", "1", "cpu_top_down / cpu_dijkstra", "18", "0.00400", "0.00100",
                             pages.MISSING, pages.MISSING, "#6"]]
-    assert (f"On every row: machine {report.machine_info()['hostname']}; ranks 1; edgefactor 16; validation passed."
+    assert (f"On every row: machine {run_report.machine_info()['hostname']}; ranks 1; edgefactor 16; validation passed."
             in " ".join(text.split()))
     runs = table_after(lines, "## Runs")
     assert runs[0] == ["#", "backend", "device", "kernels", "SCALE", "BFS GTEPS", "SSSP GTEPS", "BFS GTEPS/W",
@@ -322,9 +322,9 @@ def test_summary_takes_each_configuration_newest_at_its_largest_scale(tmp_path, 
     every = pages.shown_runs(runs, every_record=True)
     assert [run.source for run in every] == ["e-h100-14.json", "d-h200-16.json", "a-cpu-14.json",
                                              "b-cpu-16.json", "c-cpu-16-again.json"]
-    text = run_report([*paths, "--all"], capsys).out
+    text = run_command([*paths, "--all"], capsys).out
     assert "5 record(s)" in text and "| 4 | cpu | CPU, 2 threads | cpu_top_down / cpu_dijkstra | 16 | 0.00500 ± 0 |" in text
-    assert "4 of 5 records (`--all`: every record)" in " ".join(run_report(paths, capsys).out.split())
+    assert "4 of 5 records (`--all`: every record)" in " ".join(run_command(paths, capsys).out.split())
 
 
 def test_gteps_keep_three_significant_figures():
@@ -348,7 +348,7 @@ def test_device_model(device, model):
 
 def test_latex_table(records, capsys):
     _, paths = records
-    text = run_report([*paths, "--format", "latex"], capsys).out
+    text = run_command([*paths, "--format", "latex"], capsys).out
     assert text.startswith("\\begin{tabular}") and text.rstrip().endswith("\\end{tabular}")
     assert "\\toprule" in text and "cpu\\_top\\_down" in text
     assert text.count("\\\\") == 1 + 6  # header and one line per run
@@ -357,7 +357,7 @@ def test_latex_table(records, capsys):
 def test_output_file_is_written_atomically(records, tmp_path, capsys):
     _, paths = records
     output = tmp_path / "out" / "table.csv"
-    streams = run_report([*paths, "--format", "csv", "--output", str(output)], capsys)
+    streams = run_command([*paths, "--format", "csv", "--output", str(output)], capsys)
     assert streams.out == ""
     assert streams.err == f"graph500: wrote {output}\n"
     assert len(csv_rows(output.read_text())) == 6
@@ -371,7 +371,7 @@ def test_plots_written(records, tmp_path, capsys):
     _, paths = records
     directory = tmp_path / "plots"
     output = tmp_path / "page" / "README.md"
-    run_report([*paths, "--plots", str(directory), "--output", str(output)], capsys)
+    run_command([*paths, "--plots", str(directory), "--output", str(output)], capsys)
     names = sorted(p.name for p in directory.iterdir())
     assert names == ["frontier_run3.png", "teps_distribution.png", "teps_vs_scale.png"]
     assert all((directory / name).read_bytes().startswith(PNG_SIGNATURE) for name in names)
@@ -382,7 +382,7 @@ def test_plots_written(records, tmp_path, capsys):
 @needs_matplotlib
 def test_no_frontier_plot_without_a_trace(records, tmp_path, capsys):
     _, paths = records
-    run_report([*paths[:5], "--plots", str(tmp_path / "plots")], capsys)
+    run_command([*paths[:5], "--plots", str(tmp_path / "plots")], capsys)
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["teps_distribution.png", "teps_vs_scale.png"]
 
 
@@ -455,8 +455,8 @@ def page_structure(text):
 @needs_matplotlib
 def test_html_page_structure(records, tmp_path, capsys):
     _, paths = records
-    output = tmp_path / "report.html"
-    run_report([*paths, "--format", "html", "--baseline", paths[3], "--output", str(output)], capsys)
+    output = tmp_path / "run_report.html"
+    run_command([*paths, "--format", "html", "--baseline", paths[3], "--output", str(output)], capsys)
     page = page_structure(output.read_text())
     assert page.doctype == "DOCTYPE html"
     assert page.headings == ["Graph500 results", "Plots", "Summary", "Runs", "Where each run was measured"]
@@ -479,8 +479,8 @@ def test_html_page_structure(records, tmp_path, capsys):
 def test_html_page_without_matplotlib_has_no_plots(records, tmp_path, monkeypatch, capsys):
     _, paths = records
     monkeypatch.setattr(plots, "available", lambda: False)
-    output = tmp_path / "report.html"
-    streams = run_report([*paths, "--format", "html", "--output", str(output)], capsys)
+    output = tmp_path / "run_report.html"
+    streams = run_command([*paths, "--format", "html", "--output", str(output)], capsys)
     assert "no plots in the page: plots need matplotlib" in streams.err
     page = page_structure(output.read_text())
     assert page.images == [] and "Plots" not in page.headings and len(page.tables) == 3
@@ -500,8 +500,8 @@ def colourful_fraction(png_path):
 def test_html_page_in_headless_chromium(records, tmp_path, capsys, monkeypatch, with_plots):
     _, paths = records
     monkeypatch.setattr(plots, "available", lambda: with_plots)
-    page, screenshot = tmp_path / "report.html", tmp_path / "screenshot.png"
-    run_report([*paths, "--format", "html", "--output", str(page)], capsys)
+    page, screenshot = tmp_path / "run_report.html", tmp_path / "screenshot.png"
+    run_command([*paths, "--format", "html", "--output", str(page)], capsys)
     subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                     f"--screenshot={screenshot}", "--window-size=1400,2600", page.as_uri()],
                    capture_output=True, timeout=120, check=True)
@@ -516,8 +516,8 @@ def test_html_page_fits_a_laptop_screen_in_headless_chromium(records, tmp_path, 
     """At 1280 x 800 the page needs no horizontal scroll bar: its scroll width, read by a script Chromium runs,
     is at most the window's."""
     _, paths = records
-    page = tmp_path / "report.html"
-    run_report([*paths, "--format", "html", "--baseline", paths[0], "--output", str(page)], capsys)
+    page = tmp_path / "run_report.html"
+    run_command([*paths, "--format", "html", "--baseline", paths[0], "--output", str(page)], capsys)
     probe = tmp_path / "probe.html"
     probe.write_text(page.read_text().replace(
         "</body>", "<script>document.title = 'width ' + document.documentElement.scrollWidth;</script></body>"))

@@ -1,4 +1,4 @@
-"""graph500.report: byte-exact layout against the reference's .stats fixtures,
+"""graph500.run_report: byte-exact layout against the reference's .stats fixtures,
 field order, extension block, JSON record and atomic writes."""
 
 import json
@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graph500 import report
-from graph500.report import (INVALID_RUN_LINE, PassResult, extensions_block, format_line,
+from graph500 import run_report
+from graph500.run_report import (INVALID_RUN_LINE, PassResult, extensions_block, format_line,
                              machine_info, official_block, official_lines, render_lines,
                              run_record, write_json_atomic)
 from graph500.stats import summary, teps_summary
@@ -191,7 +191,7 @@ def test_write_json_atomic_failure_while_writing_removes_temp(tmp_path, monkeypa
     def broken_replace(src, dst):
         raise OSError("disk gone")
 
-    monkeypatch.setattr(report.os, "replace", broken_replace)
+    monkeypatch.setattr(run_report.os, "replace", broken_replace)
     with pytest.raises(OSError):
         write_json_atomic(path, {"new": 2})
     assert path.read_bytes() == before
@@ -252,7 +252,7 @@ ENERGY = {
 
 
 def test_energy_block_exact_text():
-    assert report.energy_block(ENERGY) == (
+    assert run_report.energy_block(ENERGY) == (
         "# energy, GreenGraph500 style (not part of the reference report)\n"
         "bfs  energy_J:                  4012.5\n"
         "bfs  mean_power_W:              400\n"
@@ -267,14 +267,14 @@ def test_energy_block_without_meters_says_why():
     energy = {**ENERGY, "meters": [], "idle_power_W": None, "bfs": None,
               "unavailable": ["nvml not available: NVML: Driver Not Loaded",
                               "rapl not available: no RAPL zones under /sys/class/powercap"]}
-    assert report.energy_block(energy).splitlines()[1:] == [
+    assert run_report.energy_block(energy).splitlines()[1:] == [
         "energy_meters:                  none",
         "energy_unavailable:             nvml not available: NVML: Driver Not Loaded",
         "energy_unavailable:             rapl not available: no RAPL zones under /sys/class/powercap"]
 
 
 def test_energy_block_off():
-    assert report.energy_block(None) == "" and report.energy_lines(None) == []
+    assert run_report.energy_block(None) == "" and run_report.energy_lines(None) == []
 
 
 def test_run_record_keeps_energy():
@@ -291,8 +291,8 @@ def test_run_record_keeps_energy():
 def test_write_atomic_bytes_and_text_with_a_plain_file_mode(tmp_path):
     umask = os.umask(0o027)
     try:
-        report.write_atomic(tmp_path / "a.png", b"\x89PNG")
-        report.write_atomic(tmp_path / "b.md", "é\n")
+        run_report.write_atomic(tmp_path / "a.png", b"\x89PNG")
+        run_report.write_atomic(tmp_path / "b.md", "é\n")
     finally:
         os.umask(umask)
     assert (tmp_path / "a.png").read_bytes() == b"\x89PNG"
@@ -301,7 +301,7 @@ def test_write_atomic_bytes_and_text_with_a_plain_file_mode(tmp_path):
 
 
 def test_record_filename_sorts_by_date():
-    names = [report.record_filename({"created": created, "config": {"scale": 22},
+    names = [run_report.record_filename({"created": created, "config": {"scale": 22},
                                      "extensions": {"backend": backend}})
              for created, backend in (("2026-11-01T09:30:05+00:00", "gpu"),
                                       ("2026-11-01T10:30:05+01:00", "cpu"),
