@@ -4,6 +4,8 @@
                        ``mpiexec -n P graph500 run`` runs it on P ranks
     graph500 generate  write the reference's graph files (byte-identical to the reference's)
     graph500 validate  check a BFS or SSSP tree made by any program
+    graph500 report    tables, plots and pages from run records
+    graph500 plan      the memory a run needs per rank, host and GPU, without running it
 
 stdout carries the report (or the validation verdict); progress and messages
 go to stderr. Errors are one line on stderr and a non-zero exit status:
@@ -16,7 +18,7 @@ import sys
 
 import numpy as np
 
-from graph500 import energy, harness, io, publish, run_report
+from graph500 import energy, harness, io, plan, publish, run_report
 from graph500.errors import INTERRUPTED_STATUS, Graph500Error, ValidationError, is_interrupt
 from graph500.generators import kronecker, roots as roots_module
 
@@ -84,6 +86,7 @@ def build_parser():
     validate.add_argument("--parents", required=True, metavar="FILE", help="parent array: .npy or text, one value a line, -1 unreached")
     validate.add_argument("--distances", metavar="FILE", help="float32 distances (validates an SSSP tree)")
     publish.add_report_parser(commands)
+    plan.add_plan_parser(commands)
     return parser
 
 
@@ -180,7 +183,7 @@ def command_validate(args):
 
 
 COMMANDS = {"run": command_run, "generate": command_generate, "validate": command_validate,
-            "report": publish.report_command}
+            "report": publish.report_command, "plan": plan.plan_command}
 
 
 def main(argv=None):

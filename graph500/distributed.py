@@ -122,13 +122,18 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
     bitmaps, label tables and the validator's gathered arrays (N x 48), per
     owned vertex the kernels' arrays (256 bytes); and the runtime.
     """
+    return max(memory_phases(scale, edgefactor, num_ranks).values())
+
+
+def memory_phases(scale, edgefactor, num_ranks):
+    """Host bytes of one rank at its two peaks, ``{"construction", "searches"}``: `memory_estimate_bytes`'s
+    terms."""
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
-    edge_slice = slice_tuples * 20
-    building = 2 * slice_tuples * 36 + build_memory_bytes(slice_tuples, owned, weighted=True)
-    searching = 2 * slice_tuples * (8 + 8 + 4) + slice_tuples * 40
-    return RUNTIME_BYTES + edge_slice + max(building, searching) + num_vertices * 48 + owned * 256
+    held = RUNTIME_BYTES + slice_tuples * 20 + num_vertices * 48 + owned * 256
+    return {"construction": held + 2 * slice_tuples * 36 + build_memory_bytes(slice_tuples, owned, weighted=True),
+            "searches": held + 2 * slice_tuples * (8 + 8 + 4) + slice_tuples * 40}
 
 
 def set_threads_per_rank(comm):

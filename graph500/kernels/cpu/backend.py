@@ -62,14 +62,18 @@ def memory_estimate_bytes(scale, edgefactor):
     runtime itself. (SCALE 20: 1.7 GiB estimated, 1.14 GiB peak resident
     measured, 1.40 GiB when the SSSP kernel kept a copy of the graph.)
     """
+    return max(memory_phases(scale, edgefactor).values())
+
+
+def memory_phases(scale, edgefactor):
+    """Host bytes of a run at its two peaks, ``{"construction", "searches"}``: `memory_estimate_bytes`'s terms."""
     num_vertices = 1 << scale
     num_tuples = edgefactor << scale
-    edge_list = num_tuples * (8 + 8 + 4)
-    building = build_memory_bytes(num_tuples, num_vertices, weighted=True)
+    held = RUNTIME_BYTES + num_tuples * (8 + 8 + 4) + num_vertices * 256  # runtime, edge list, per-vertex arrays
     graphs = 2 * num_tuples * (4 + 4)
     validation = num_tuples * ((4 + 4 + 4) * 2 + 8 * 2)
-    per_vertex = num_vertices * 256
-    return RUNTIME_BYTES + edge_list + max(building, graphs + validation) + per_vertex
+    return {"construction": held + build_memory_bytes(num_tuples, num_vertices, weighted=True),
+            "searches": held + graphs + validation}
 
 
 def generate_range(scale, edgefactor, seed1, seed2, start, stop, progress=None, progress_weight=1):

@@ -138,18 +138,24 @@ def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, free_devi
 def memory_needs(scale, edgefactor, num_ranks, bfs_row_copy=False):
     """``(host bytes, device bytes)`` of one rank, CUDA context apart: pinned host memory for its slice of the
     tuples and, where they do not stay on its GPU, those it receives (at most twice as many: each of its block's
-    tuples once or twice); on its GPU the largest of kernel 1 (one exchange chunk, then the row build), the
-    searches (with or without the BFS's row copy), and the searches plus validation's per-vertex arrays and
-    chunk."""
+    tuples once or twice); on its GPU the largest phase of `device_phases`."""
+    slice_tuples = -(-(edgefactor << scale) // num_ranks)
+    return 3 * slice_tuples * single_gpu.EDGE_LIST_BYTES, max(device_phases(scale, edgefactor, num_ranks,
+                                                                              bfs_row_copy).values())
+
+
+def device_phases(scale, edgefactor, num_ranks, bfs_row_copy=False):
+    """Device bytes of one rank's phases, CUDA context apart: ``{"exchange", "construction", "searches",
+    "validation"}``: kernel 1's exchange chunk, then its row build; the searches (with or without the BFS's
+    row copy); the searches plus validation's per-vertex arrays and chunk."""
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
-    host = 3 * slice_tuples * single_gpu.EDGE_LIST_BYTES
-    chunk = min(slice_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES
-    build = gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True)
     searches = device_memory_bytes(scale, edgefactor, num_ranks, bfs_row_copy)
-    validation = searches + num_vertices * single_gpu.VALIDATION_VERTEX_BYTES + \
-        min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES
-    return host, max(chunk, build, validation)
+    return {"exchange": min(slice_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES,
+            "construction": gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True),
+            "searches": searches,
+            "validation": searches + num_vertices * single_gpu.VALIDATION_VERTEX_BYTES
+            + min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES}
 
 
 def device_memory_bytes(scale, edgefactor, num_ranks, bfs_row_copy=False):

@@ -1,0 +1,130 @@
+"""``graph500 plan``: the memory a run needs per rank, per host and per GPU, by phase, without running anything.
+
+    graph500 plan --scale S [--edgefactor E] [--ranks P] [--ranks-per-host R] [--backend cpu|gpu]
+                  [--host-memory GIB] [--gpu-memory GIB] [--json]
+
+The figures are the models the runs' own memory checks use: one process on CPUs
+`graph500.kernels.cpu.backend.memory_phases`, P ranks `graph500.distributed.memory_phases` (host bytes of a
+rank at kernel 1's peak and at the searches'); one GPU `graph500.kernels.gpu.backend.device_memory_plan` (device
+bytes of kernel 1, the searches and validation, the CUDA context beside them) and its pinned edge list, one GPU
+a rank `graph500.kernels.gpu.distributed_backend.device_phases` and `memory_needs`. A host holds
+``--ranks-per-host`` ranks (default all: one host). The BFS's copy of the rows is planned on GPUs unless
+``--gpu-memory`` says it does not fit, as the run's check decides. With ``--host-memory`` (and on GPUs
+``--gpu-memory``), the largest SCALE whose plan fits is given too. ``--json`` prints one JSON object with
+``bytes_per_rank``, ``bytes_per_host`` and, on GPUs, ``bytes_per_gpu`` (integers), and the phases.
+"""
+
+import json
+import sys
+
+from graph500 import distributed
+from graph500.errors import Graph500Error
+from graph500.kernels.cpu import backend as cpu_backend
+from graph500.kernels.gpu import backend as gpu_backend, distributed_backend as gpu_distributed
+from graph500.partition import VertexBlocks
+
+MAX_SCALE = 47
+GIB = 2**30
+
+
+def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu", gpu_memory=None):
+    """The plan of a run as a dict (see the module's docstring); Graph500Error where the run cannot be made."""
+    if not 1 <= scale <= MAX_SCALE:
+        raise Graph500Error(f"--scale must be from 1 to {MAX_SCALE}, got {scale}")
+    if edgefactor < 1 or ranks < 1 or (ranks_per_host is not None and ranks_per_host < 1):
+        raise Graph500Error("--edgefactor, --ranks and --ranks-per-host must be at least 1")
+    VertexBlocks(1 << scale, ranks)  # an impossible partition is refused as a run refuses it
+    ranks_per_host = ranks if ranks_per_host is None else min(ranks_per_host, ranks)
+    plan = {"scale": scale, "edgefactor": edgefactor, "ranks": ranks, "ranks_per_host": ranks_per_host,
+            "hosts": -(-ranks // ranks_per_host), "backend": backend}
+    if backend == "cpu":
+        phases = (cpu_backend.memory_phases(scale, edgefactor) if ranks == 1
+                  else distributed.memory_phases(scale, edgefactor, ranks))
+        per_rank = max(phases.values())
+        plan.update(phases_on="host", phases=phases)
+    else:
+        row_copy = True
+        for row_copy in (True, False):  # the copy of the rows where it fits, as the run's check decides
+            phases = _gpu_phases(scale, edgefactor, ranks, row_copy)
+            if gpu_memory is None or max(phases.values()) + gpu_backend.CONTEXT_BYTES <= gpu_memory:
+                break
+        per_rank = (gpu_backend.host_memory_bytes(scale, edgefactor) if ranks == 1
+                    else gpu_distributed.memory_needs(scale, edgefactor, ranks)[0])
+        plan.update(phases_on="gpu", phases=phases, context=gpu_backend.CONTEXT_BYTES, bfs_row_copy=row_copy,
+                    bytes_per_gpu=int(max(phases.values()) + gpu_backend.CONTEXT_BYTES))
+    plan["bytes_per_rank"] = int(per_rank)
+    plan["bytes_per_host"] = int(per_rank * ranks_per_host)
+    plan["phases"] = {name: int(value) for name, value in plan["phases"].items()}
+    return plan
+
+
+def _gpu_phases(scale, edgefactor, ranks, row_copy):
+    if ranks == 1:
+        return gpu_backend.device_memory_plan(scale, edgefactor, bfs_row_copy=row_copy)
+    return gpu_distributed.device_phases(scale, edgefactor, ranks, bfs_row_copy=row_copy)
+
+
+def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_memory):
+    """The largest SCALE whose plan fits ``host_memory`` bytes a host and (GPUs) ``gpu_memory`` a GPU; 0: none."""
+    largest = 0
+    for scale in range(1, MAX_SCALE + 1):
+        try:
+            plan = memory_plan(scale, edgefactor, ranks, ranks_per_host, backend, gpu_memory)
+        except Graph500Error:  # too small a graph for this many ranks
+            continue
+        if plan["bytes_per_host"] > host_memory or plan.get("bytes_per_gpu", 0) > (gpu_memory or float("inf")):
+            break
+        largest = scale
+    return largest
+
+
+def plan_text(plan):
+    """The plan as lines for a reader."""
+    where = "a GPU" if plan["phases_on"] == "gpu" else "a rank"
+    lines = [f"SCALE {plan['scale']}, edgefactor {plan['edgefactor']}, {plan['backend']} backend, {plan['ranks']} "
+             f"rank(s), {plan['ranks_per_host']} a host ({plan['hosts']} host(s))",
+             f"{'phase':<14}GiB {where}"]
+    lines += [f"{name:<14}{value / GIB:.2f}" for name, value in plan["phases"].items()]
+    if "bytes_per_gpu" in plan:
+        lines.append(f"{'CUDA context':<14}{plan['context'] / GIB:.2f}")
+        lines.append(f"a GPU: {plan['bytes_per_gpu'] / GIB:.2f} GiB at its peak (the BFS's copy of the rows "
+                     f"{'planned' if plan['bfs_row_copy'] else 'left out'}); a rank: "
+                     f"{plan['bytes_per_rank'] / GIB:.2f} GiB of pinned host memory")
+    else:
+        lines.append(f"a rank: {plan['bytes_per_rank'] / GIB:.2f} GiB at its peak")
+    lines.append(f"a host: {plan['bytes_per_host'] / GIB:.2f} GiB")
+    return lines
+
+
+def add_plan_parser(subparsers):
+    """Add the ``plan`` command to the CLI's subparsers."""
+    parser = subparsers.add_parser("plan", help="the memory a run needs per rank, host and GPU, without running it",
+                                   description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=int, required=True, help="log2 of the number of vertices")
+    parser.add_argument("--edgefactor", type=int, default=16, help="edge tuples per vertex (default 16)")
+    parser.add_argument("--ranks", type=int, default=1, help="MPI ranks (default 1; on GPUs one GPU a rank)")
+    parser.add_argument("--ranks-per-host", type=int, help="ranks on one host (default: all of them)")
+    parser.add_argument("--backend", default="cpu", choices=("cpu", "gpu"), help="cpu (default) or gpu")
+    parser.add_argument("--host-memory", type=float, metavar="GIB", help="memory of a host: say the largest SCALE")
+    parser.add_argument("--gpu-memory", type=float, metavar="GIB", help="memory of a GPU (plans the BFS's row copy "
+                                                                        "where it fits; the largest SCALE with it)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def plan_command(args):
+    """``graph500 plan``: print the plan (and the largest SCALE that fits). Returns 0."""
+    gpu_memory = None if args.gpu_memory is None else int(args.gpu_memory * GIB)
+    plan = memory_plan(args.scale, args.edgefactor, args.ranks, args.ranks_per_host, args.backend, gpu_memory)
+    if args.host_memory is not None:
+        plan["largest_scale"] = largest_scale(args.edgefactor, args.ranks, args.ranks_per_host, args.backend,
+                                              int(args.host_memory * GIB), gpu_memory)
+    if args.json:
+        sys.stdout.write(json.dumps(plan) + "\n")
+        return 0
+    lines = plan_text(plan)
+    if "largest_scale" in plan:
+        memory = f"{args.host_memory:g} GiB a host" + (f" and {args.gpu_memory:g} GiB a GPU" if gpu_memory else "")
+        lines.append(f"largest SCALE that fits {memory}: {plan['largest_scale'] or 'none'}")
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,81 @@
+"""graph500 plan: the memory model the runs' checks use, per rank, host and GPU, and its command line."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from graph500 import distributed, plan
+from graph500.errors import Graph500Error
+from graph500.kernels.cpu import backend as cpu_backend
+from graph500.kernels.gpu import backend as gpu_backend, distributed_backend as gpu_distributed
+
+GIB = 2**30
+
+
+def test_one_process_is_the_single_process_estimate():
+    one = plan.memory_plan(20)
+    assert one["bytes_per_rank"] == one["bytes_per_host"] == cpu_backend.memory_estimate_bytes(20, 16)
+    assert max(one["phases"].values()) == one["bytes_per_rank"] and "bytes_per_gpu" not in one
+
+
+def test_ranks_share_hosts_as_told():
+    four = plan.memory_plan(22, ranks=4)
+    assert four["bytes_per_rank"] == distributed.memory_estimate_bytes(22, 16, 4)
+    assert (four["hosts"], four["bytes_per_host"]) == (1, 4 * four["bytes_per_rank"])
+    two_hosts = plan.memory_plan(22, ranks=4, ranks_per_host=2)
+    assert (two_hosts["hosts"], two_hosts["bytes_per_host"]) == (2, 2 * four["bytes_per_rank"])
+
+
+def test_gpu_plans_are_the_checks_own():
+    one = plan.memory_plan(26, backend="gpu")
+    assert one["bytes_per_gpu"] == gpu_backend.memory_estimate_bytes(26, 16, bfs_row_copy=True)
+    assert one["bytes_per_rank"] == gpu_backend.host_memory_bytes(26, 16) and one["bfs_row_copy"]
+    two = plan.memory_plan(27, ranks=2, backend="gpu")
+    host, device = gpu_distributed.memory_needs(27, 16, 2, bfs_row_copy=True)
+    assert (two["bytes_per_rank"], two["bytes_per_gpu"]) == (host, device + gpu_backend.CONTEXT_BYTES)
+
+
+def test_the_row_copy_is_left_out_where_it_does_not_fit():
+    with_copy = plan.memory_plan(27, backend="gpu")["bytes_per_gpu"]
+    without = gpu_backend.memory_estimate_bytes(27, 16, bfs_row_copy=False)
+    tight = plan.memory_plan(27, backend="gpu", gpu_memory=(with_copy + without) // 2)
+    assert not tight["bfs_row_copy"] and tight["bytes_per_gpu"] == without
+
+
+def test_largest_scale_is_the_last_that_fits():
+    at_20 = plan.memory_plan(20)["bytes_per_host"]
+    assert plan.largest_scale(16, 1, None, "cpu", at_20, None) == 20
+    assert plan.largest_scale(16, 1, None, "cpu", at_20 - 1, None) == 19
+    gpu_27 = plan.memory_plan(27, backend="gpu")["bytes_per_gpu"]
+    assert plan.largest_scale(16, 1, None, "gpu", 10**15, gpu_27) == 27
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--scale", "48"], "--scale must be from 1 to 47"),
+    (["--scale", "20", "--ranks", "0"], "must be at least 1"),
+    (["--scale", "5", "--ranks", "8"], "cannot share 32 vertices"),
+])
+def test_bad_input_is_one_line(arguments, message):
+    result = subprocess.run([sys.executable, "-m", "graph500", "plan", *arguments], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and message in result.stderr
+
+
+def test_command_line_json_and_text():
+    result = subprocess.run([sys.executable, "-m", "graph500", "plan", "--scale", "26", "--ranks", "2",
+                             "--backend", "gpu", "--gpu-memory", "80", "--host-memory", "256", "--json"],
+                            capture_output=True, text=True, check=True)
+    record = json.loads(result.stdout)
+    assert all(isinstance(record[key], int) for key in ("bytes_per_rank", "bytes_per_host", "bytes_per_gpu"))
+    assert record == {**plan.memory_plan(26, ranks=2, backend="gpu", gpu_memory=80 * GIB),
+                      "largest_scale": record["largest_scale"]} and record["largest_scale"] >= 26
+    text = subprocess.run([sys.executable, "-m", "graph500", "plan", "--scale", "20", "--host-memory", "4"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "a rank: " in text and "largest SCALE that fits 4 GiB a host: 21" in text
+
+
+def test_an_impossible_plan_raises():
+    with pytest.raises(Graph500Error):
+        plan.memory_plan(5, ranks=8)
