@@ -35,6 +35,7 @@ but the report to stdout (progress bars go to stderr).
 import dataclasses
 import inspect
 import os
+import resource
 import sys
 import time
 
@@ -156,6 +157,12 @@ def _print_trace(log, kind, root, levels):
     for depth, level in enumerate(levels):
         print(f"trace {kind} root {root} level {depth}: {level['direction']:<9} frontier {level['frontier']:>10} "
               f"edges {level['edges']:>12} {level['seconds'] * 1e3:9.3f} ms", file=log)
+
+
+def peak_resident_bytes():
+    """This process's peak resident memory so far (``ru_maxrss``: KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
 
 
 def _kernel_class(kind, backend, name):
@@ -359,6 +366,7 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         "generator": _generator_description(config),
         "validation": "passed" if config.validate else "skipped (results are not official)",
         "validation_setup_time": validation_setup,
+        "host_memory_peak_bytes": comm.allreduce(peak_resident_bytes(), "max"),  # the largest rank's
     }
     stdout.write(run_report.official_block(
         scale=config.scale, edgefactor=config.edgefactor, nbfs=len(root_list),

@@ -44,6 +44,7 @@ def test_run_on_fixture_graph_reports_the_reference_nedge_lines(capsys, tmp_path
     assert ours["device"] == f"{cpu_model()}, {numba.get_num_threads()} Numba threads"
     record = json.loads(record_path.read_text())
     assert len(record["roots"]) == 64 and len(record["bfs"]["times"]) == 64
+    assert 2**26 < record["extensions"]["host_memory_peak_bytes"] < 2**34  # this process's peak resident memory
     assert record["roots"] == np.loadtxt(DATA / f"{name}.roots", dtype=int).tolist()
 
 

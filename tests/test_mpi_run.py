@@ -52,6 +52,7 @@ def test_two_and_three_ranks_report_the_reference_nedge_and_roots(tmp_path, name
         assert f"{num_ranks} ranks x 1 Numba threads" in ours["device"]
         assert result.stdout.count("SCALE:") == 1  # rank 0 alone reports
         assert record["extensions"]["threads_per_rank"] == 1
+        assert record["extensions"]["host_memory_peak_bytes"] > 2**26  # the largest rank's peak resident memory
 
 
 FAULTY_RUN = """
