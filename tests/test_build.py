@@ -204,3 +204,15 @@ def test_memory_bound_covers_the_result():
     # keys and rows of every directed entry, plus the result itself
     assert build_memory_bytes(len(src), 4096, True) >= result_bytes + 2 * len(src) * (8 + 4)
     assert build_memory_bytes(len(src), 2**31 + 1, True) > build_memory_bytes(len(src), 2**31, True)
+
+
+def test_the_planned_figure_lies_between_the_result_and_the_bound():
+    """The memory plan's figure (the buckets sorted at once one a thread) holds the result and the keys and rows of
+    every entry, and stays under the guaranteed bound, which takes the scratch of every bucket at once."""
+    src, dst, weights = read_reference_edges(FIXTURE)
+    graph = build_csr(src, dst, 4096, weights)
+    result_bytes = graph.offsets.nbytes + graph.neighbors.nbytes + graph.weights.nbytes
+    planned = build_memory_bytes(len(src), 4096, True, bound=False)
+    assert result_bytes + 2 * len(src) * (8 + 4) <= planned <= build_memory_bytes(len(src), 4096, True)
+    large = 1 << 26  # many buckets: the scratch of two a thread is a small part of the keys
+    assert build_memory_bytes(large, 1 << 22, True, bound=False) < 0.7 * build_memory_bytes(large, 1 << 22, True)

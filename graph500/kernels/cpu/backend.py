@@ -52,28 +52,34 @@ def cpu_model():
 
 
 def memory_estimate_bytes(scale, edgefactor):
-    """Peak host bytes of a run: the edge list, then either kernel 1 at work or what the searches keep.
-
-    Kept for the searches: the graph (neighbour and weight per entry, two
-    entries a tuple), which both kernels share, the validator's grouped tuples
-    (and its sort orders while it prepares them); per vertex, the kernels'
-    labels, bitmaps, parents, distances and workspaces, and the SSSP kernel's
-    light rows (0.5% of the graph's entries with the default delta); and the
-    runtime itself. (SCALE 20: 1.7 GiB estimated, 1.14 GiB peak resident
-    measured, 1.40 GiB when the SSSP kernel kept a copy of the graph.)
-    """
+    """Peak host bytes of a run: the largest of `memory_phases`."""
     return max(memory_phases(scale, edgefactor).values())
 
 
+# Bytes a vertex of the kernels' arrays (labels, row bounds, bitmaps, parents, states, the light rows' share;
+# about 60 measured at SCALE 22) and of the validator's (its rows' offsets); bytes a tuple of the validator's
+# grouped tuples (21.5 measured at SCALE 22).
+KERNEL_VERTEX_BYTES = 64
+VALIDATION_VERTEX_BYTES = 16
+VALIDATION_TUPLE_BYTES = 22
+
+
 def memory_phases(scale, edgefactor):
-    """Host bytes of a run at its two peaks, ``{"construction", "searches"}``: `memory_estimate_bytes`'s terms."""
+    """Host bytes of a run at its three peaks: ``construction`` (the edge list, the builder's typical
+    scratch), ``validation set-up`` (the edge list, the graph, the kernels' arrays and the validator's grouped
+    tuples: the run's peak), ``searches`` (the edge list freed, the outputs); all with the runtime. Peak
+    resident memory measured on 2 threads: 1.14 and 4.04 GiB at SCALE 20 and 22 (this plan: 1.23 and 4.19)."""
     num_vertices = 1 << scale
     num_tuples = edgefactor << scale
-    held = RUNTIME_BYTES + num_tuples * (8 + 8 + 4) + num_vertices * 256  # runtime, edge list, per-vertex arrays
-    graphs = 2 * num_tuples * (4 + 4)
-    validation = num_tuples * ((4 + 4 + 4) * 2 + 8 * 2)
-    return {"construction": held + build_memory_bytes(num_tuples, num_vertices, weighted=True),
-            "searches": held + graphs + validation}
+    edge_list = num_tuples * (8 + 8 + 4)
+    graph = 2 * num_tuples * (4 + 4)  # both kernels share it
+    kernels = num_vertices * KERNEL_VERTEX_BYTES
+    validation = num_tuples * VALIDATION_TUPLE_BYTES + num_vertices * VALIDATION_VERTEX_BYTES
+    outputs = num_vertices * (8 + 4 + 4)  # parents and distances of a search, and their validation levels
+    return {"construction": RUNTIME_BYTES + edge_list + build_memory_bytes(num_tuples, num_vertices, True,
+                                                                           bound=False),
+            "validation set-up": RUNTIME_BYTES + edge_list + graph + kernels + validation,
+            "searches": RUNTIME_BYTES + graph + kernels + validation + outputs}
 
 
 def generate_range(scale, edgefactor, seed1, seed2, start, stop, progress=None, progress_weight=1):

@@ -136,12 +136,15 @@ def build_rows(src, dst, num_vertices, weights=None, first_row=0, num_rows=None,
     return offsets, neighbors, result_weight_bits.view(np.float32) if weighted else None
 
 
-def build_memory_bytes(num_tuples, num_vertices, weighted):
-    """The most memory ``build_csr`` allocates (inputs not counted), in bytes: a guaranteed bound."""
+def build_memory_bytes(num_tuples, num_vertices, weighted, bound=True):
+    """The most memory ``build_csr`` allocates (inputs not counted), in bytes: a guaranteed bound, or (``bound``
+    False) what it takes when the buckets sorted at once are one a thread, as on the Kronecker graphs (the
+    memory plan's figure: 33 bytes a tuple measured at SCALE 22 on 2 threads, 32 planned)."""
     label_bytes = neighbor_dtype(num_vertices).itemsize
     entries = 2 * num_tuples
     per_vertex = (16 + label_bytes) * (num_vertices + 1)  # offsets, the row counts and the new labels
-    sorting = 2 * entries * (8 + 4)  # keys and rows, and their scratch (at worst for every bucket at once)
+    scratch = entries if bound else min(entries, numba.config.NUMBA_NUM_THREADS * 2 * BUCKET_ENTRIES)
+    sorting = (entries + scratch) * (8 + 4)  # keys and rows, and the scratch of the buckets being sorted
     gathering = entries * (8 + label_bytes + (4 if weighted else 0))  # keys, neighbors, weights
     return max(sorting, gathering) + per_vertex
 
