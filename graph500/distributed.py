@@ -111,29 +111,41 @@ class DistributedBackend(CPUBackend):
 
 
 def memory_estimate_bytes(scale, edgefactor, num_ranks):
-    """Peak host bytes of one rank: its tuples, then the exchange and build, or what the searches keep.
-
-    Per rank, for m = M / P tuples (a rank receives about 2m, both endpoints'
-    owners): the slice (20 bytes a tuple); in kernel 1 the send copies and
-    the received tuples (2m x 36) and `build_rows` on them; kept for the
-    searches, per row entry (about 2m) the rows (8 bytes), the SSSP kernel's
-    copy (8) and the BFS kernel's degree-ordered copy (4), and the
-    validator's slice (m x 40); per vertex of the whole graph the replicated
-    bitmaps, label tables and the validator's gathered arrays (N x 48), per
-    owned vertex the kernels' arrays (256 bytes); and the runtime.
-    """
+    """Peak host bytes of one rank: the largest of `memory_phases`."""
     return max(memory_phases(scale, edgefactor, num_ranks).values())
 
 
+# Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), a vertex of the whole
+# graph of their replicated tables (the input label of every vertex), and the validator's per tuple of the
+# rank's slice and per vertex of the whole graph (its gathered parents and distances).
+KERNEL_OWNED_BYTES = 136
+KERNEL_VERTEX_BYTES = 4
+VALIDATION_TUPLE_BYTES = 12
+VALIDATION_VERTEX_BYTES = 12
+
+
 def memory_phases(scale, edgefactor, num_ranks):
-    """Host bytes of one rank at its two peaks, ``{"construction", "searches"}``: `memory_estimate_bytes`'s
-    terms."""
+    """Host bytes of one rank at its peaks, with the runtime and its slice of the tuples (20 bytes a tuple):
+    ``exchange`` (the tuples sent, about (2 - 1/P) times the slice, and as many received: 12 bytes each with
+    int32 labels),
+    ``construction`` (the received tuples, their labels widened to int64 by the builder, and the builder's
+    typical scratch for the rank's rows), ``validation set-up`` (the rows, the SSSP's and the BFS's copies: 8 + 8
+    + 4 bytes an entry of about 2M / P; the kernels' arrays; the validator's). Resident memory measured at P = 4,
+    SCALE 22, on the largest rank: exchange 1.19, construction 1.84, validation set-up 1.51 GiB."""
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
-    held = RUNTIME_BYTES + slice_tuples * 20 + num_vertices * 48 + owned * 256
-    return {"construction": held + 2 * slice_tuples * 36 + build_memory_bytes(slice_tuples, owned, weighted=True),
-            "searches": held + 2 * slice_tuples * (8 + 8 + 4) + slice_tuples * 40}
+    sent = slice_tuples * (2 * num_ranks - 1) // num_ranks
+    label_bytes = neighbor_dtype(num_vertices).itemsize
+    sent_bytes = 2 * label_bytes + 4  # a tuple on the wire: its labels and weight
+    widened = 2 * 8 if label_bytes < 8 else 0  # the builder's int64 copies of int32 labels
+    held = RUNTIME_BYTES + slice_tuples * 20
+    entries = 2 * slice_tuples
+    return {"exchange": held + 2 * sent * sent_bytes,
+            "construction": held + sent * (sent_bytes + widened)
+            + build_memory_bytes(slice_tuples, num_vertices, True, bound=False),
+            "validation set-up": held + entries * (8 + 8 + 4) + owned * KERNEL_OWNED_BYTES
+            + num_vertices * (KERNEL_VERTEX_BYTES + VALIDATION_VERTEX_BYTES) + slice_tuples * VALIDATION_TUPLE_BYTES}
 
 
 def set_threads_per_rank(comm):
