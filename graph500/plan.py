@@ -81,12 +81,13 @@ def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_m
 def plan_text(plan):
     """The plan as lines for a reader."""
     where = "a GPU" if plan["phases_on"] == "gpu" else "a rank"
+    width = 2 + max(len(name) for name in list(plan["phases"]) + ["CUDA context"])
     lines = [f"SCALE {plan['scale']}, edgefactor {plan['edgefactor']}, {plan['backend']} backend, {plan['ranks']} "
              f"rank(s), {plan['ranks_per_host']} a host ({plan['hosts']} host(s))",
-             f"{'phase':<14}GiB {where}"]
-    lines += [f"{name:<14}{value / GIB:.2f}" for name, value in plan["phases"].items()]
+             f"{'phase':<{width}}GiB {where}"]
+    lines += [f"{name:<{width}}{value / GIB:.2f}" for name, value in plan["phases"].items()]
     if "bytes_per_gpu" in plan:
-        lines.append(f"{'CUDA context':<14}{plan['context'] / GIB:.2f}")
+        lines.append(f"{'CUDA context':<{width}}{plan['context'] / GIB:.2f}")
         lines.append(f"a GPU: {plan['bytes_per_gpu'] / GIB:.2f} GiB at its peak (the BFS's copy of the rows "
                      f"{'planned' if plan['bfs_row_copy'] else 'left out'}); a rank: "
                      f"{plan['bytes_per_rank'] / GIB:.2f} GiB of pinned host memory")
