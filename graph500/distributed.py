@@ -143,7 +143,7 @@ def memory_phases(scale, edgefactor, num_ranks):
     entries = 2 * slice_tuples
     return {"exchange": held + 2 * sent * sent_bytes,
             "construction": held + sent * (sent_bytes + widened)
-            + build_memory_bytes(slice_tuples, num_vertices, True, bound=False),
+            + build_memory_bytes(slice_tuples, owned, True, bound=False),  # the rows of the rank's block
             "validation set-up": held + entries * (8 + 8 + 4) + owned * KERNEL_OWNED_BYTES
             + num_vertices * (KERNEL_VERTEX_BYTES + VALIDATION_VERTEX_BYTES) + slice_tuples * VALIDATION_TUPLE_BYTES}
 
