@@ -193,13 +193,8 @@ class LevelSynchronousBFS:
     def _to_input_labels(self, parent, input_root):
         """The parents of a degree-ordered graph's search under the input's labels (a new array)."""
         graph = self.graph
-        n = graph.num_vertices
-        original = cupy.empty(n, dtype=np.int32)
-        _kernel("parents_to_input_labels")(
-            (runtime.blocks_for(n, THREADS * REMAP_VERTICES),), (THREADS,),
-            (i64(n), i64(self._filled_vertices), i32(input_root), i64(0), graph.order, graph.new_label, self._visited,
-             parent, original))
-        return original
+        return parents_to_input_labels(graph.order, graph.new_label, self._visited, parent, graph.num_vertices,
+                                       self._filled_vertices, input_root)
 
     def _choose_direction(self, direction, size, edges, hubs, unexplored, previous_size):
         """The direction of the next level: the subclass's, or by the switching rule."""
@@ -211,15 +206,9 @@ class LevelSynchronousBFS:
                                 self.alpha, self.beta, self._min_bottom_up_frontier)
 
     def _top_down_level(self, parent, size, edges):
-        graph = self.graph
-        if edges:
-            edge_end, tile_first = self._prefix_sums.of_edge_counts(self._queue, size, graph.offsets,
-                                                                    self._row_end, edges)
-            _kernel("top_down_expand")(
-                (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
-                (self._queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, self._neighbors,
-                 u32(self.hub_degree), self._visited, parent, self._next_queue, self._counters.device, i64(0),
-                 i64(graph.num_vertices), runtime.NULL, runtime.NULL))
+        top_down_expand(self._prefix_sums, self._queue, size, edges, self.graph.offsets, self._row_end,
+                        self._neighbors, self.hub_degree, self._visited, parent, self._next_queue,
+                        self._counters.device)
         self._queue, self._next_queue = self._next_queue, self._queue
 
     def _small_top_down_levels(self, parent, unexplored, chosen):
@@ -247,30 +236,77 @@ class LevelSynchronousBFS:
         return self.alpha, self._min_bottom_up_frontier, NO_HUB_BOUND
 
     def _bottom_up_level(self, parent):
-        graph = self.graph
-        long_queue = self._next_queue  # idle while bottom-up
-        _kernel("bottom_up_scan")(
-            (self._scan_grid,), (THREADS,),
-            (i32(self._filled_words), graph.offsets, self._neighbors, self._strongest, self._frontier,
-             u32(self.short_scan), u32(self.hub_degree), self._visited, self._next_frontier, parent, long_queue,
-             self._counters.device))
-        _kernel("bottom_up_long")(
-            (self._long_grid,), (THREADS,),
-            (long_queue, graph.offsets, self._neighbors, self._frontier, u32(self.short_scan), u32(self.hub_degree),
-             self._visited, self._next_frontier, parent, self._counters.device))
+        bottom_up_level((self._scan_grid, self._long_grid), self._filled_words, self.graph.offsets, self._neighbors,
+                        self._strongest, self._frontier, self.short_scan, self.hub_degree, self._visited,
+                        self._next_frontier, parent, self._next_queue, self._counters.device)  # next queue: idle
         self._frontier, self._next_frontier = self._next_frontier, self._frontier
 
     def _queue_to_bitmap(self, size):
         """Top-down to bottom-up: the frontier queue becomes the frontier bitmap."""
-        stream = cupy.cuda.get_current_stream()
-        cupy.cuda.runtime.memsetAsync(self._frontier.data.ptr, 0, self._frontier.nbytes, stream.ptr)
-        _kernel("queue_to_bitmap")((runtime.blocks_for(size, THREADS),), (THREADS,),
-                                   (self._queue, i32(size), self._frontier))
+        queue_to_bitmap(self._queue, size, self._frontier)
 
     def _bitmap_to_queue(self):
         """Bottom-up to top-down: the frontier bitmap becomes a sorted queue."""
-        word_end = self._prefix_sums.of_populations(self._frontier, self._filled_words)
-        bitmap_to_queue(self._frontier, self._filled_words, word_end, self._queue)
+        sorted_queue(self._prefix_sums, self._frontier, self._filled_words, self._queue)
+
+
+# The level launchers, shared with the multi-GPU BFS (bfs_distributed.py): the rows, queues, parents and
+# ``visited`` words passed are a whole graph's or a rank's block's (vertex indices then local to the block).
+
+def top_down_expand(prefix_sums, queue, size, edges, offsets, row_end, neighbors, hub_degree, visited, parent,
+                    next_queue, counters, first_vertex=0, remote_parent=None, remote_claims=None):
+    """A top-down level: the queue's ``size`` vertices (``edges`` edges) expanded edge-parallel into
+    ``next_queue``; rows and parents are those of [first_vertex, first_vertex + rows), and a claim of a vertex
+    outside them goes to ``remote_parent`` and ``remote_claims`` (several GPUs: `requests.OwnerRequests`)."""
+    if not edges:
+        return
+    edge_end, tile_first = prefix_sums.of_edge_counts(queue, size, offsets, row_end, edges)
+    _kernel("top_down_expand")(
+        (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
+        (queue, edge_end, tile_first, i32(size), u64(edges), offsets, neighbors, u32(hub_degree), visited, parent,
+         next_queue, counters, i64(first_vertex), i64(offsets.shape[0] - 1), runtime.pointer_or_null(remote_parent),
+         runtime.pointer_or_null(remote_claims)))
+
+
+def bottom_up_level(grids, num_words, offsets, neighbors, strongest, frontier, short_scan, hub_degree, visited,
+                    next_frontier, parent, long_queue, counters):
+    """A bottom-up level over ``num_words`` words of ``visited``: the scan (``grids``: its persistent grid and
+    the long pass's), then the warp-per-vertex pass over ``long_queue``, writing ``next_frontier``'s words."""
+    scan_grid, long_grid = grids
+    _kernel("bottom_up_scan")(
+        (scan_grid,), (THREADS,),
+        (i32(num_words), offsets, neighbors, strongest, frontier, u32(short_scan), u32(hub_degree), visited,
+         next_frontier, parent, long_queue, counters))
+    _kernel("bottom_up_long")(
+        (long_grid,), (THREADS,),
+        (long_queue, offsets, neighbors, frontier, u32(short_scan), u32(hub_degree), visited, next_frontier, parent,
+         counters))
+
+
+def queue_to_bitmap(queue, size, bitmap):
+    """The queue's ``size`` vertices as the set bits of ``bitmap``, cleared first."""
+    stream = cupy.cuda.get_current_stream()
+    cupy.cuda.runtime.memsetAsync(bitmap.data.ptr, 0, bitmap.nbytes, stream.ptr)
+    if size:
+        _kernel("queue_to_bitmap")((runtime.blocks_for(size, THREADS),), (THREADS,), (queue, i32(size), bitmap))
+
+
+def sorted_queue(prefix_sums, bitmap_words, num_words, queue):
+    """The set bits of ``num_words`` words of ``bitmap_words`` as a sorted queue (``prefix_sums``: scratch)."""
+    bitmap_to_queue(bitmap_words, num_words, prefix_sums.of_populations(bitmap_words, num_words), queue)
+
+
+def parents_to_input_labels(order, new_label, visited, parent, num_vertices, filled_vertices, input_root,
+                            first_vertex=0):
+    """The parents of ``num_vertices`` vertices from ``first_vertex`` under the input's labels (a new array), from
+    a search under a degree-ordered graph's labels (``parent`` and ``visited``: of those vertices, written for the
+    visited ones only)."""
+    original = cupy.empty(num_vertices, dtype=np.int32)
+    _kernel("parents_to_input_labels")(
+        (runtime.blocks_for(num_vertices, THREADS * REMAP_VERTICES),), (THREADS,),
+        (i64(num_vertices), i64(filled_vertices), i32(input_root), i64(first_vertex), order, new_label, visited,
+         parent, original))
+    return original
 
 
 def bitmap_to_queue(bitmap_words, num_words, word_end, queue):

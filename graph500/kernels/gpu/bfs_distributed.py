@@ -59,12 +59,13 @@ import numpy as np
 from graph500.kernels import register
 from graph500.kernels.gpu import requests, runtime
 from graph500.kernels.gpu.bfs import (ALPHA, BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
-                                      NUM_COUNTERS, REMAP_VERTICES, SCANNED_EDGES, SHORT_SCAN, THREADS, TOP_DOWN,
-                                      beamer_direction, bitmap, bitmap_to_queue, strongest_neighbours)
+                                      NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, THREADS, TOP_DOWN, beamer_direction,
+                                      bitmap, bottom_up_level, parents_to_input_labels, queue_to_bitmap, sorted_queue,
+                                      strongest_neighbours, top_down_expand)
 from graph500.kernels.gpu.build import filled_vertices
-from graph500.kernels.gpu.frontier import EXPAND_TILE, PrefixSums
+from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.requests import OwnerRequests
-from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
+from graph500.kernels.gpu.runtime import cupy, i32, i64, u32
 from graph500.kernels.graph import PartitionedGraph, whole_graph_part
 
 
@@ -166,16 +167,10 @@ class DistributedDirectionOptimizingBFS:
         return self._to_input_labels(parent, root) if renumbered else parent
 
     def _to_input_labels(self, parent, input_root):
-        """The parents of the rank's block under the input's labels (a new array), from a search under the
-        degree-ordered labels (parents written for the visited vertices only)."""
+        """The parents of the rank's block under the input's labels (a new array)."""
         graph = self.graph
-        n = graph.num_local
-        original = cupy.empty(n, dtype=np.int32)
-        runtime.kernel("bfs", "parents_to_input_labels")(
-            (runtime.blocks_for(n, THREADS * REMAP_VERTICES),), (THREADS,),
-            (i64(n), i64(self._filled_vertices), i32(input_root), i64(graph.first_vertex), graph.order,
-             graph.new_label, self._visited[self._block_slice()], parent, original))
-        return original
+        return parents_to_input_labels(graph.order, graph.new_label, self._visited[self._block_slice()], parent,
+                                       graph.num_local, self._filled_vertices, input_root, graph.first_vertex)
 
     def _global_counts(self, counts):
         """The next frontier's size and edges and the edges scanned, summed over the ranks (Python ints)."""
@@ -190,15 +185,9 @@ class DistributedDirectionOptimizingBFS:
         their owners, who claim them in turn."""
         graph = self.graph
         requests = self._requests
-        if edges:
-            edge_end, tile_first = self._prefix_sums.of_edge_counts(self._queue, size, graph.offsets, self._row_end,
-                                                                    edges)
-            runtime.kernel("bfs", "top_down_expand")(
-                (runtime.blocks_for(edges, EXPAND_TILE),), (THREADS,),
-                (self._queue, edge_end, tile_first, i32(size), u64(edges), graph.offsets, self._neighbors,
-                 u32(HUB_DEGREE), self._visited, parent, self._next_queue, self._counters.device,
-                 i64(graph.first_vertex), i64(graph.num_local), runtime.NULL if requests is None else requests.staging,
-                 runtime.NULL if requests is None else requests.touched))
+        top_down_expand(self._prefix_sums, self._queue, size, edges, graph.offsets, self._row_end, self._neighbors,
+                        HUB_DEGREE, self._visited, parent, self._next_queue, self._counters.device, graph.first_vertex,
+                        *((requests.staging, requests.touched) if requests else ()))
         if requests is not None:
             timer.start("exchange_seconds")
             vertices, parents = requests.exchange()
@@ -212,18 +201,10 @@ class DistributedDirectionOptimizingBFS:
 
     def _bottom_up_level(self, frontier, next_frontier, parent, timer):
         """Scan the block's unvisited vertices against ``frontier``; the next frontier, allgathered."""
-        graph = self.graph
-        visited = self._visited[self._block_slice()]
-        long_queue = self._next_queue  # idle while bottom-up
-        runtime.kernel("bfs", "bottom_up_scan")(
-            (self._scan_grid,), (THREADS,),
-            (i32((self._filled_vertices + 31) // 32), graph.offsets, self._neighbors, self._strongest, frontier,
-             u32(self.short_scan),
-             u32(HUB_DEGREE), visited, next_frontier.local, parent, long_queue, self._counters.device))
-        runtime.kernel("bfs", "bottom_up_long")(
-            (self._long_grid,), (THREADS,),
-            (long_queue, graph.offsets, self._neighbors, frontier, u32(self.short_scan), u32(HUB_DEGREE), visited,
-             next_frontier.local, parent, self._counters.device))
+        bottom_up_level((self._scan_grid, self._long_grid), (self._filled_vertices + 31) // 32, self.graph.offsets,
+                        self._neighbors, self._strongest, frontier, self.short_scan, HUB_DEGREE,
+                        self._visited[self._block_slice()], next_frontier.local, parent, self._next_queue,
+                        self._counters.device)  # the next queue: idle while bottom-up
         return self._publish(next_frontier, timer)
 
     def _publish(self, next_frontier, timer):
@@ -236,17 +217,9 @@ class DistributedDirectionOptimizingBFS:
 
     def _queue_to_frontier(self, next_frontier, timer):
         """Top-down to bottom-up: the rank's queue becomes its block of ``next_frontier``, allgathered."""
-        block = next_frontier.local
-        stream = cupy.cuda.get_current_stream()
-        cupy.cuda.runtime.memsetAsync(block.data.ptr, 0, block.nbytes, stream.ptr)
-        size = int(self._counters.host[FRONTIER_SIZE])
-        if size:
-            runtime.kernel("bfs", "queue_to_bitmap")((runtime.blocks_for(size, THREADS),), (THREADS,),
-                                                     (self._queue, i32(size), block))
+        queue_to_bitmap(self._queue, int(self._counters.host[FRONTIER_SIZE]), next_frontier.local)
         return self._publish(next_frontier, timer)
 
     def _frontier_to_queue(self, frontier):
         """Bottom-up to top-down: the block's words of the frontier become the rank's queue."""
-        block = frontier[self._block_slice()]
-        word_end = self._prefix_sums.of_populations(block, self._block_words)
-        bitmap_to_queue(block, self._block_words, word_end, self._queue)
+        sorted_queue(self._prefix_sums, frontier[self._block_slice()], self._block_words, self._queue)

@@ -215,9 +215,9 @@ class DeltaSteppingSSSP:
                 (i64(filled), self._state, low, high, i32(self._bucket_id), self.graph.offsets,
                  self._frontier_end(high), self._queue, self._members, self._member_stamp, self._counters.device))
         counts = self._read()
-        if self._comm:
-            counts[FRONTIER_SIZE], counts[MEMBERS_SIZE] = self._global(counts[FRONTIER_SIZE], "sum"), \
-                self._global(counts[MEMBERS_SIZE], "sum")
+        if self._comm:  # one allreduce of both sums
+            sums = self._comm.allreduce(np.array([counts[FRONTIER_SIZE], counts[MEMBERS_SIZE]], dtype=np.int64))
+            counts[FRONTIER_SIZE], counts[MEMBERS_SIZE] = (int(total) for total in sums)
             counts[BEYOND] = self._global(counts[BEYOND], "max")
         return counts
 
@@ -233,7 +233,7 @@ class DeltaSteppingSSSP:
         last counts."""
         iterations = "tail_iterations" if high == INFINITY else "light_iterations"
         size, edges = self._local_frontier()
-        while self._global(size, "sum") if self._comm else size:
+        while self._global(size, "sum"):
             self._counts["relaxed_edges"] += edges
             self._counts[iterations] += 1
             self._counters.reset(MEMBERS_SIZE)  # frontier counts only: the members' accumulate over the bucket
