@@ -19,7 +19,6 @@ from tabulate import tabulate
 
 MISSING = "–"
 PASSES = ("bfs", "sssp")
-TABLE_FORMATS = {"markdown": "github", "html": "html", "latex": "latex_booktabs"}
 
 
 # ---------------------------------------------------------------- which runs, in what order
@@ -28,15 +27,20 @@ def shown_runs(runs, every_record=False):
     """The runs a report shows, numbered from 1 in their order: the newest of each configuration and SCALE (or,
     ``every_record``, all), by configuration in the summary's order, then by SCALE and date."""
     if not every_record:
-        newest = {}
-        for run in runs:
-            key = run.configuration + (run.scale,)
-            if key not in newest or run.created >= newest[key].created:
-                newest[key] = run
-        runs = list(newest.values())
+        runs = list(newest_by(runs, lambda run: run.configuration + (run.scale,)).values())
     rank = {run.configuration: position for position, run in enumerate(summary_runs(runs))}
     ordered = sorted(runs, key=lambda run: (rank[run.configuration], run.scale, run.created))
     return [dataclasses.replace(run, number=number) for number, run in enumerate(ordered, start=1)]
+
+
+def newest_by(runs, key):
+    """``{key(run): the newest run with that key}`` (of runs created alike, the later in ``runs``)."""
+    newest = {}
+    for run in runs:
+        held = newest.get(key(run))
+        if held is None or run.created >= held.created:
+            newest[key(run)] = run
+    return newest
 
 
 def summary_runs(runs):
@@ -151,13 +155,13 @@ def render_csv(rows):
     return out.getvalue()
 
 
-def render_table(rows, fmt):
-    """The rows as a ``markdown``, ``html`` or ``latex`` table (numbers rounded for reading)."""
+def render_latex(rows):
+    """The rows as a LaTeX table of every field (numbers rounded for reading)."""
     columns = _columns(rows)
     cells = [[MISSING if row[key] is None else show(row[key]) for key, _, show in columns]
              for row in rows]
-    return tabulate(cells, headers=[title for _, title, _ in columns],
-                    tablefmt=TABLE_FORMATS[fmt], disable_numparse=True) + "\n"
+    return tabulate(cells, headers=[title for _, title, _ in columns], tablefmt="latex_booktabs",
+                    disable_numparse=True) + "\n"
 
 
 def gteps(value):

@@ -43,7 +43,6 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
         per_rank = max(phases.values())
         plan.update(phases_on="host", phases=phases)
     else:
-        row_copy = True
         for row_copy in (True, False):  # the copy of the rows where it fits, as the run's check decides
             phases = _gpu_phases(scale, edgefactor, ranks, row_copy)
             if gpu_memory is None or max(phases.values()) + gpu_backend.CONTEXT_BYTES <= gpu_memory:

@@ -23,6 +23,7 @@ import dataclasses
 import importlib.util
 import io
 
+from graph500 import pages
 from graph500.errors import Graph500Error
 
 MISSING_MESSAGE = "plots need matplotlib: pip install 'graph500[plot]'"
@@ -92,13 +93,11 @@ def teps_distribution(pyplot, runs):
 
 def _series(runs, kind):
     """The runs of pass ``kind`` grouped by configuration, each group the newest run at each SCALE, by SCALE."""
-    groups = collections.defaultdict(dict)
-    for run in runs:
-        if run.passes[kind]:
-            at_scale = groups[run.configuration]
-            if run.scale not in at_scale or run.created >= at_scale[run.scale].created:
-                at_scale[run.scale] = run
-    return {key: [members[scale] for scale in sorted(members)] for key, members in sorted(groups.items())}
+    groups = collections.defaultdict(list)
+    measured = [run for run in runs if run.passes[kind]]
+    for run in pages.newest_by(measured, lambda run: run.configuration + (run.scale,)).values():
+        groups[run.configuration].append(run)
+    return {key: sorted(members, key=lambda run: run.scale) for key, members in sorted(groups.items())}
 
 
 def _line_label(run, kind):

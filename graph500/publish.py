@@ -312,7 +312,7 @@ def render_document(args, runs, shown, baseline, figures):
     if args.format == "csv":
         return pages.render_csv(pages.table_rows(shown, baseline))
     if args.format == "latex":
-        return pages.render_table(pages.table_rows(shown, baseline), "latex")
+        return pages.render_latex(pages.table_rows(shown, baseline))
     if args.format == "html":
         return pages.html_document(runs, shown, figures, baseline)
     return pages.markdown_document(runs, shown, figures, baseline, _figure_link(args))
