@@ -77,12 +77,12 @@ class TracedSSSP(gpu_sssp.DeltaSteppingSSSP):
         return self._timed("collect", self.graph.num_vertices, 0,
                            lambda: super(TracedSSSP, self)._collect(low, high))
 
-    def _relax(self, queue, size, edges, row_end, high, next_queue):
+    def _relax(self, queue, size, edges, row_end, high, next_queue, bound):
         kind = "push" if next_queue is None else ("tail" if high == gpu_sssp.INFINITY else "light")
         if kind != "push":
             self._count_unchanged(queue, size, row_end)
         return self._timed(kind, size, edges, lambda: super(TracedSSSP, self)._relax(
-            queue, size, edges, row_end, high, next_queue))
+            queue, size, edges, row_end, high, next_queue, bound))
 
     def _heavy_phase(self, members_edges, low, high, unsettled_edges, timer):
         pulls = self._counts["pulls"]

@@ -1,7 +1,7 @@
 """Weak and strong scaling of the multi-GPU kernels against one GPU, each level's compute and exchange.
 
     python benchmarks/multi_gpu.py [--gpus 2] [--scale 26] [--roots 16] [--edgefactor 16]
-                                   [--mpiexec "mpiexec"] [--json PATH]
+                                   [--mpiexec "mpiexec"] [--bfs-option NAME=VALUE ...] [--json PATH]
 
 In one lease, three measurements, each a process group started with
 ``MPIEXEC -n P python benchmarks/multi_gpu.py --measure ...``: one GPU at
@@ -22,7 +22,8 @@ ideal is G). Then, per multi-GPU run, the BFS levels (medians over the keys
 that reach them) with their compute and exchange milliseconds from CUDA
 events on rank 0's stream (an exchange also waits for the slowest rank),
 the SSSP phases of the last key's search, and a plain NCCL allgather of one
-frontier bitmap (N / 8 bytes) for comparison with a level's exchange.
+frontier bitmap (N / 8 bytes) for comparison with a level's exchange; the
+same for the one-GPU run (its traced levels take one level per launch).
 """
 
 import argparse
@@ -100,7 +101,7 @@ def measure(args):
     graph, build_seconds = slowest(comm, lambda: backend.build(src, dst, num_vertices, weights))
     roots, _ = search_keys(args.scale, 2, 3, backend.incident_vertices(src, dst, num_vertices), args.roots)
     del src, dst, weights
-    bfs = bfs_class(graph)
+    bfs = bfs_class(graph, **(dict(args.bfs_option) if several else {}))
     sssp = sssp_class(graph)
     seconds = defaultdict(list)
     levels = defaultdict(list)
@@ -139,6 +140,7 @@ def run_measurement(args, gpus, scale, folder):
     command = shlex.split(args.mpiexec) + ["-n", str(gpus), sys.executable, str(pathlib.Path(__file__).resolve()),
                                            "--measure", str(path), "--scale", str(scale), "--roots",
                                            str(args.roots), "--edgefactor", str(args.edgefactor)]
+    command += [argument for name, value in args.bfs_option for argument in ("--bfs-option", f"{name}={value}")]
     environment = {**os.environ, "NCCL_NVLS_ENABLE": "0",
                    "PYTHONPATH": os.pathsep.join(filter(None, [str(REPOSITORY), os.environ.get("PYTHONPATH")]))}
     result = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=args.timeout)
@@ -161,6 +163,17 @@ def scaling_rows(records, base):
     return rows
 
 
+def kernel_option(text):
+    """``(name, number)`` from ``NAME=VALUE``."""
+    name, separator, value = text.partition("=")
+    if not separator or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    try:
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name}: not a number: {value!r}") from None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpus", type=int, default=2, help="GPUs of the multi-GPU runs (a power of two)")
@@ -169,6 +182,8 @@ def main():
     parser.add_argument("--roots", type=int, default=16)
     parser.add_argument("--mpiexec", default="mpiexec", help='launcher command (default "mpiexec")')
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per measurement")
+    parser.add_argument("--bfs-option", metavar="NAME=VALUE", type=kernel_option, action="append", default=[],
+                        help="a keyword of the multi-GPU BFS (alpha=100, say); repeatable")
     parser.add_argument("--json", metavar="PATH", help="write the records as JSON")
     parser.add_argument("--measure", metavar="PATH", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -183,12 +198,13 @@ def main():
     print(tabulate(scaling_rows([one, weak], one), headers=headers, disable_numparse=True))
     print(f"\nStrong scaling at SCALE {args.scale}:")
     print(tabulate(scaling_rows([one, strong], one), headers=headers, disable_numparse=True))
-    for record in (strong, weak):
+    for record in (one, strong, weak):
         if "error" in record:
             continue
-        print(f"\n{record['gpus']} GPUs, SCALE {record['scale']}: BFS {record['bfs_median_ms']:.2f} ms, SSSP "
-              f"{record['sssp_median_ms']:.2f} ms a search (medians); a plain NCCL allgather of the frontier bitmap "
-              f"{record['bitmap_allgather_ms']:.3f} ms")
+        allgather = record["bitmap_allgather_ms"]
+        print(f"\n{record['gpus']} GPU(s), SCALE {record['scale']}: BFS {record['bfs_median_ms']:.2f} ms, SSSP "
+              f"{record['sssp_median_ms']:.2f} ms a search (medians)" + (
+                  "" if allgather is None else f"; a plain NCCL allgather of the frontier bitmap {allgather:.3f} ms"))
         print(tabulate(record["levels"], headers=["level", "direction", "keys", "frontier", "ms", "compute ms",
                                                   "exchange ms"], floatfmt=".3f"))
         print("SSSP phases (last key): " + ", ".join(

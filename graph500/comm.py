@@ -26,15 +26,21 @@ The operations (all collective: every rank calls them in the same order):
 - ``allgather(array)``: the ranks' 1-D arrays (lengths may differ)
   concatenated in rank order, on every rank.
 - ``alltoallv(arrays, send_counts, receive_counts=None, out=None,
-  send_displacements=None)``: personalised exchange. ``arrays`` is a tuple
-  of 1-D arrays of one length, grouped by destination rank
-  (``send_counts[r]`` elements for rank r, in rank order, from
-  ``send_displacements[r]`` when given, else one after another). Returns the
-  tuple of received arrays (grouped by source rank) and the received counts.
-  A caller that knows the counts it receives passes them, and the ranks skip
-  exchanging them; one that exchanges often passes ``out``, a tuple of
-  arrays (one per array sent, long enough) that receive in place: the
-  received arrays are then their first items.
+  send_displacements=None, receive_displacements=None)``: personalised
+  exchange. ``arrays`` is a tuple of 1-D arrays of one length, grouped by
+  destination rank (``send_counts[r]`` elements for rank r, in rank order,
+  from ``send_displacements[r]`` when given, else one after another).
+  Returns the tuple of received arrays (grouped by source rank) and the
+  received counts. A caller that knows the counts it receives passes them,
+  and the ranks skip exchanging them; one that exchanges often passes
+  ``out``, a tuple of arrays (one per array sent, long enough) that receive
+  in place: the received arrays are then their first items, or, with
+  ``receive_displacements`` (which needs ``out``), rank r's items start at
+  ``receive_displacements[r]`` and the received arrays run from 0 to the end
+  of the last part.
+- ``group()``: a context manager; the exchanges made inside it may travel
+  together (NCCL: one group of sends and receives; elsewhere they run one
+  after another as they are called).
 - ``gathered_array(counts, dtype)``: a `GatheredArray` (not itself a
   collective call on every communicator, but called by every rank in the
   same order): ``local``, this rank's ``counts[rank]`` items, which it
@@ -56,6 +62,7 @@ process was started by an MPI launcher with more than one rank, else
 `SelfCommunicator`.
 """
 
+import contextlib
 import importlib
 import multiprocessing
 import os
@@ -159,10 +166,15 @@ class SelfCommunicator:
     def allgather(self, array):
         return array.copy()
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None):
+    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None,
+                  receive_displacements=None):
         counts = np.asarray(send_counts, dtype=np.int64).copy()
         begin = 0 if send_displacements is None else int(send_displacements[0])
-        return _received(tuple(array[begin:] for array in arrays), out, int(counts.sum())), counts
+        at = _receive_offset(receive_displacements, out)
+        return _received(tuple(array[begin:] for array in arrays), out, int(counts.sum()), at), counts
+
+    def group(self):
+        return contextlib.nullcontext()
 
     def bcast(self, value, root=0):
         return value
@@ -220,7 +232,8 @@ class MPICommunicator:
         self._comm.Allgatherv(send, [received, counts])
         return received
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None):
+    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None,
+                  receive_displacements=None):
         send_counts = np.ascontiguousarray(send_counts, dtype=np.int64)
         if receive_counts is None:
             receive_counts = np.empty_like(send_counts)
@@ -228,8 +241,8 @@ class MPICommunicator:
         receive_counts = np.ascontiguousarray(receive_counts, dtype=np.int64)
         send_displacements = _displacements(send_counts) if send_displacements is None else \
             np.ascontiguousarray(send_displacements, dtype=np.int64)
-        receive_displacements = _displacements(receive_counts)
-        total = int(receive_counts.sum())
+        _receive_offset(receive_displacements, out)
+        receive_displacements, total = _placement(receive_counts, receive_displacements)
         received = []
         for index, array in enumerate(arrays):
             send = np.ascontiguousarray(array)
@@ -238,6 +251,9 @@ class MPICommunicator:
                                  [into, receive_counts, receive_displacements, self._mpi_type(into)])
             received.append(into)
         return tuple(received), receive_counts
+
+    def group(self):
+        return contextlib.nullcontext()
 
     def _mpi_type(self, array):
         return self._mpi._typedict[array.dtype.char]
@@ -332,7 +348,8 @@ class NCCLCommunicator:
         self._exchange([[send] * self.size], [received], np.full(self.size, send.shape[0], dtype=np.int64), counts)
         return received
 
-    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None):
+    def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None,
+                  receive_displacements=None):
         send_counts = np.asarray(self._cupy.asnumpy(send_counts), dtype=np.int64)
         if receive_counts is None:
             _, receive_counts = self.host.alltoallv((), send_counts)  # the counts alone, through MPI
@@ -341,18 +358,25 @@ class NCCLCommunicator:
             return (), receive_counts
         if send_displacements is None:
             send_displacements = _displacements(send_counts)
-        total = int(receive_counts.sum())
+        _receive_offset(receive_displacements, out)
+        receive_displacements, total = _placement(receive_counts, receive_displacements)
         sends = [self._cupy.ascontiguousarray(array) for array in arrays]
         received = [self._cupy.empty(total, dtype=send.dtype) if out is None else out[index][:total]
                     for index, send in enumerate(sends)]
         self._exchange([[send[begin:begin + count] for begin, count in zip(send_displacements, send_counts)]
-                        for send in sends], received, send_counts, receive_counts)
+                        for send in sends], received, send_counts, receive_counts, receive_displacements)
         return tuple(received), receive_counts
 
-    def _exchange(self, parts, outs, send_counts, receive_counts):
+    def group(self):
+        """The NCCL calls made inside as one group (groups nest: the outermost end launches them)."""
+        return _NCCLGroup(self._nccl)
+
+    def _exchange(self, parts, outs, send_counts, receive_counts, receive_displacements=None):
         """For each array, send ``parts[a][r]`` to rank r and receive rank r's part into ``outs[a]`` at its
-        displacement: every array's transfers in one NCCL group."""
-        receive_displacements = _displacements(receive_counts)
+        displacement (``receive_displacements``, else one after another): every array's transfers in one NCCL
+        group."""
+        if receive_displacements is None:
+            receive_displacements = _displacements(receive_counts)
         begin, end = receive_displacements[self.rank], receive_displacements[self.rank] + receive_counts[self.rank]
         for array_parts, out in zip(parts, outs):
             mine = out[begin:end]
@@ -434,13 +458,43 @@ def _check_op(op):
         raise ValueError(f"op must be one of {REDUCTIONS}, not {op!r}")
 
 
-def _received(arrays, out, total):
-    """A one-rank exchange's result: copies of ``arrays``, or their ``total`` items copied into ``out``."""
+def _received(arrays, out, total, at=0):
+    """A one-rank exchange's result: copies of the ``total`` first items of ``arrays``, or those copied into
+    ``out`` from ``at``."""
     if out is None:
-        return tuple(array.copy() for array in arrays)
+        return tuple(array[:total].copy() for array in arrays)
     for array, into in zip(arrays, out):
-        into[:total] = array[:total]
-    return tuple(into[:total] for into in out)
+        into[at:at + total] = array[:total]
+    return tuple(into[:at + total] for into in out)
+
+
+def _receive_offset(receive_displacements, out):
+    """This rank's first received item in ``out`` (a one-rank exchange's receive displacement)."""
+    if receive_displacements is None:
+        return 0
+    if out is None:
+        raise ValueError("receive_displacements place the received items in out: pass out")
+    return int(receive_displacements[0])
+
+
+def _placement(receive_counts, receive_displacements):
+    """``(displacements, length)``: where each rank's received items start and how far the received arrays
+    run (the parts one after another where no displacements are given)."""
+    if receive_displacements is None:
+        return _displacements(receive_counts), int(receive_counts.sum())
+    displacements = np.asarray(receive_displacements, dtype=np.int64)
+    return displacements, int(np.max(displacements + receive_counts, initial=0))
+
+
+class _NCCLGroup:
+    def __init__(self, nccl):
+        self._nccl = nccl
+
+    def __enter__(self):
+        self._nccl.groupStart()
+
+    def __exit__(self, *exc):
+        self._nccl.groupEnd()
 
 
 def _displacements(counts):

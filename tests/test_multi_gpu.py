@@ -1,9 +1,9 @@
 """Several GPUs, one per MPI rank: the NCCL communicator's collectives on device buffers, and runs of
-``--backend gpu`` on two ranks (the multi-GPU BFS) against one GPU.
+``--backend gpu`` on two, three and four ranks (the multi-GPU kernels) against one GPU.
 
 Runs where CuPy sees at least two GPUs and mpi4py and a launcher exist
 (marker ``gpu``); skipped otherwise. Each rank is a process started by
-``mpiexec -n 2`` that picks its own GPU (`graph500.comm.select_device`).
+``mpiexec -n P`` that picks its own GPU (`graph500.comm.select_device`).
 """
 
 import json
@@ -74,6 +74,14 @@ gathered.publish()
 assert gathered.whole.tolist() == [1, 1, 1, 2, 2]
 # an empty exchange
 (nothing,), none_counts = comm.alltoallv((cupy.empty(0, dtype=cupy.int32),), np.zeros(size, dtype=np.int64))
+# two exchanges in one group, received at given displacements (rank s's part at 6 s)
+spaced_into = (cupy.full(12, -7, dtype=cupy.int64),)
+with comm.group():
+    (spaced,), _ = comm.alltoallv((values,), counts, known, out=spaced_into, receive_displacements=np.array([0, 6]))
+    (again,), _ = comm.alltoallv((values,), counts, known)
+for source in range(size):
+    assert spaced[6 * source:6 * source + source + rank + 1].tolist() == [10 * source + rank] * (source + rank + 1)
+assert spaced.size == 6 + 2 + rank and again.tolist() == expected.tolist()
 assert nothing.size == 0 and none_counts.tolist() == [0, 0]
 assert comm.bcast(rank * 7, root=1) == 7
 comm.barrier()
@@ -90,26 +98,49 @@ def test_nccl_communicator_collectives_on_two_gpus(tmp_path):
     assert result.stdout.count("ok") == 2
 
 
-def _gpu_run(num_ranks, tmp_path, scale=12, edgefactor=16, *extra):
-    record_path = tmp_path / f"gpu-{num_ranks}.json"
-    argv = ["-m", "graph500", "run", "--backend", "gpu", "--scale", str(scale), "--edgefactor",
-            str(edgefactor), "--roots", "16", "--energy", "off", "--json", str(record_path), *extra]
-    result = run_ranks(num_ranks, *argv, timeout=600, threads=4)
+# `graph500 run` with the requests' blind part (requests.BLIND_CAPACITY) set by the first argument
+BLIND_CAPACITY_RUN = """
+import sys
+from graph500 import cli
+from graph500.kernels.gpu import requests
+requests.BLIND_CAPACITY = int(sys.argv[1])
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+def _gpu_run(num_ranks, folder, capacity=None):
+    record_path = folder / f"gpu-{num_ranks}-{capacity}.json"
+    argv = ["run", "--backend", "gpu", "--scale", "12", "--roots", "16", "--energy", "off", "--json",
+            str(record_path)]
+    if capacity is None:
+        result = run_ranks(num_ranks, "-m", "graph500", *argv, timeout=600, threads=4)
+    else:
+        script = folder / "blind_capacity_run.py"
+        script.write_text(BLIND_CAPACITY_RUN)
+        result = run_ranks(num_ranks, script, capacity, *argv, timeout=600, threads=4)
     assert result.returncode == 0, result.stderr[-3000:]
     return report_fields(result.stdout), json.loads(record_path.read_text())
 
 
-def test_two_gpu_ranks_search_the_one_gpu_graph(tmp_path):
-    """Same roots and nedge as one GPU (a one-rank run), every tree valid, the multi-GPU kernels."""
-    one, one_record = _gpu_run(1, tmp_path)
-    two, two_record = _gpu_run(2, tmp_path)
-    assert two["num_mpi_processes"] == "2" and two["validation"] == "passed"
-    assert two["bfs_kernel"] == "gpu-distributed-direction-optimizing"
-    assert two_record["roots"] == one_record["roots"]
-    assert two_record["bfs"]["nedges"] == one_record["bfs"]["nedges"]
-    assert two_record["sssp"]["nedges"] == one_record["sssp"]["nedges"]
-    assert two["sssp_kernel"] == "gpu-distributed-delta-stepping"
-    assert "2 ranks x 1 GPU" in two["device"]
+@pytest.fixture(scope="module")
+def one_gpu_record(tmp_path_factory):
+    return _gpu_run(1, tmp_path_factory.mktemp("one-gpu"))[1]
+
+
+@pytest.mark.parametrize("num_ranks, capacity", [(2, None), (2, 8), (3, 8), (4, None)])
+def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks, capacity):
+    """Same roots and nedge as one GPU (a one-rank run), every tree valid, the multi-GPU kernels; 3 ranks: blocks
+    of unequal size; a blind part of 8 requests: most exchanges send the rest in a second exchange."""
+    if visible_gpus() < num_ranks:
+        pytest.skip(f"needs {num_ranks} GPUs")
+    fields, record = _gpu_run(num_ranks, tmp_path, capacity)
+    assert fields["num_mpi_processes"] == str(num_ranks) and fields["validation"] == "passed"
+    assert fields["bfs_kernel"] == "gpu-distributed-direction-optimizing"
+    assert fields["sssp_kernel"] == "gpu-distributed-delta-stepping"
+    assert record["roots"] == one_gpu_record["roots"]
+    assert record["bfs"]["nedges"] == one_gpu_record["bfs"]["nedges"]
+    assert record["sssp"]["nedges"] == one_gpu_record["sssp"]["nedges"]
+    assert f"{num_ranks} ranks x 1 GPU" in fields["device"]
 
 
 FAULTY_GPU_RUN = """
@@ -139,10 +170,13 @@ sys.exit(harness.run(config, comm=comm))
 """
 
 
-def test_a_fault_planted_on_the_second_gpu_is_caught(tmp_path):
+@pytest.mark.parametrize("num_ranks", [2, 3, 4])
+def test_a_fault_planted_on_the_last_gpu_is_caught(tmp_path, num_ranks):
+    if visible_gpus() < num_ranks:
+        pytest.skip(f"needs {num_ranks} GPUs")
     script = tmp_path / "faulty_gpu.py"
     script.write_text(FAULTY_GPU_RUN)
-    result = run_ranks(2, str(script), timeout=600, threads=4)
+    result = run_ranks(num_ranks, str(script), timeout=600, threads=4)
     assert result.returncode == 1, result.stderr[-3000:]
     assert result.stderr.count("tree-edge-level") == 1, result.stderr
 

@@ -74,6 +74,13 @@ def test_self_communicator_collectives_are_identities():
     into = (np.zeros(5, dtype=values.dtype),)
     (placed,), _ = comm.alltoallv((np.array([9, 9, 3, 1]),), np.array([2]), out=into, send_displacements=[2])
     assert placed.tolist() == [3, 1] and into[0].tolist() == [3, 1, 0, 0, 0]
+    (placed,), _ = comm.alltoallv((np.array([7, 8]),), np.array([2]), out=into, receive_displacements=[3])
+    assert placed.tolist() == [3, 1, 0, 7, 8] and into[0].tolist() == [3, 1, 0, 7, 8]
+    with pytest.raises(ValueError):
+        comm.alltoallv((values,), np.array([3]), receive_displacements=[1])
+    with comm.group():
+        (received,), _ = comm.alltoallv((values,), np.array([3]))
+    assert received.tolist() == [3, 1, 2]
     assert (comm.allgather(values) == values).all()
     with pytest.raises(ValueError):
         comm.allreduce(values, "product")
@@ -134,6 +141,13 @@ for d in range(size):
 into = (np.full(20, -7),)
 (placed,), _ = comm.alltoallv((segments,), counts, out=into, send_displacements=5 * np.arange(size))
 assert placed.tolist() == expected.tolist() and into[0][:expected.size].tolist() == expected.tolist()
+# received at given displacements (rank s's part at 6 s, inside a group)
+with comm.group():
+    (spaced,), _ = comm.alltoallv((values,), counts, received_counts, out=(np.full(20, -7),),
+                                  receive_displacements=6 * np.arange(size))
+assert spaced.size == 6 * (size - 1) + size - 1 + rank
+for source in range(size):
+    assert spaced[6 * source:6 * source + source + rank].tolist() == [10 * source + rank] * (source + rank)
 assert comm.bcast(rank * 7, root=2) == 14
 # gathered arrays: one host, so a shared window; each rank writes its part, publishes, reads the whole, twice
 gathered = comm.gathered_array([1, 2, 3], np.uint64)

@@ -114,19 +114,22 @@ top_down_expand(const int* __restrict__ queue, const u64* __restrict__ edge_end,
 
 // Several GPUs, the second half of a top-down level (bfs_distributed.py): the owner claims
 // the vertices other ranks claimed for it (pairs of a global vertex of its block and a global
-// parent, requests.py): the first claim of a vertex not visited yet sets its visited bit and
-// parent and appends it to the next queue (local index), counted as top_down_expand counts.
+// parent, requests.py's Received: `segments` segments of `segment_items`, counts[s] of them in
+// segment s): the first claim of a vertex not visited yet sets its visited bit and parent and
+// appends it to the next queue (local index), counted as top_down_expand counts.
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
-claim_requests(const int* __restrict__ vertices, const int* __restrict__ parents, int count, i64 first_vertex,
-               const i64* __restrict__ offsets, u32 hub_degree, u32* __restrict__ visited, int* __restrict__ parent,
-               int* __restrict__ next_queue, u64* __restrict__ counters) {
+claim_requests(const int* __restrict__ vertices, const int* __restrict__ parents, i64 segment_items, int segments,
+               const u64* __restrict__ counts, i64 first_vertex, const i64* __restrict__ offsets, u32 hub_degree,
+               u32* __restrict__ visited, int* __restrict__ parent, int* __restrict__ next_queue,
+               u64* __restrict__ counters) {
     LevelTally tally;
-    const int stride = gridDim.x * BLOCK_THREADS;
-    for (int base = blockIdx.x * BLOCK_THREADS; base < count; base += stride) {
-        const int i = base + threadIdx.x;
+    const i64 items = segment_items * segments;
+    const i64 stride = (i64)gridDim.x * BLOCK_THREADS;
+    for (i64 base = blockIdx.x * (i64)BLOCK_THREADS; base < items; base += stride) {
+        const i64 i = base + threadIdx.x;
         bool take = false;
         int local = 0;
-        if (i < count) {
+        if (i < items && is_received(i, segment_items, counts)) {
             const int v = vertices[i];
             local = (int)(v - first_vertex);
             take = claim(visited, v);

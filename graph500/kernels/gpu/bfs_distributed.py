@@ -25,8 +25,10 @@ A switch to bottom-up turns the queue into the block's frontier words and
 allgathers them; a switch back turns the block's words into a queue. The
 direction follows the one-GPU rule (`bfs.beamer_direction`) on global counts:
 each level ends with one read of the rank's counters and one MPI allreduce of
-its frontier's size and edges (a top-down level reads the owners' request
-counts once more, before its exchange). Only the rank's own block of
+its frontier's size and edges. A top-down level's claims travel with their
+counts (`requests.OwnerRequests`: a blind part of a fixed size, no round
+trip); a level with more claims for one owner than that part holds reads the
+counters twice. Only the rank's own block of
 visited must be exact: the other blocks' bits only spare requests, so a
 top-down level that follows a top-down level publishes nothing.
 
@@ -116,9 +118,11 @@ class DistributedDirectionOptimizingBFS:
         self._next_queue = cupy.empty(max(n, 1), dtype=np.int32)
         self._prefix_sums = PrefixSums(max(n, self._block_words), graph.num_edges)
         self._row_end = graph.offsets[1:]
-        self._counters = runtime.DeviceCounters(NUM_COUNTERS)
+        several = comm.size > 1
+        self._counters = runtime.DeviceCounters(NUM_COUNTERS + (OwnerRequests.num_counters(comm) if several else 0))
         # claims of other blocks' vertices: parents staged per vertex (int32 bits), sent to their owners
-        self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0) if comm.size > 1 else None
+        self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0, self._counters, NUM_COUNTERS) \
+            if several else None
         self._scan_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_scan"), THREADS,
                                                     self._filled_vertices)
         self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
@@ -153,11 +157,12 @@ class DistributedDirectionOptimizingBFS:
             local_size, local_edges = (int(self._counters.host[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES))
             self._counters.reset()
             if direction == TOP_DOWN:
-                self._top_down_level(parent, local_size, local_edges, timer)
+                counts = self._top_down_level(parent, local_size, local_edges, edges, timer)
             else:
                 frontier = self._bottom_up_level(frontier, self._frontiers[level % 2], parent, timer)
+                counts = self._counters.read()
             previous_size = size
-            size, edges, scanned_edges = self._global_counts(self._counters.read())
+            size, edges, scanned_edges = self._global_counts(counts)
             unexplored -= edges
             if self.record_trace:
                 phases = timer.totals()
@@ -180,9 +185,9 @@ class DistributedDirectionOptimizingBFS:
     def _block_slice(self):
         return slice(self._first_word, self._first_word + self._block_words)
 
-    def _top_down_level(self, parent, size, edges, timer):
-        """Expand the rank's queue (``size`` vertices, ``edges`` edges); claims of other blocks' vertices go to
-        their owners, who claim them in turn."""
+    def _top_down_level(self, parent, size, edges, frontier_edges, timer):
+        """Expand the rank's queue (``size`` vertices, ``edges`` edges; ``frontier_edges``: every rank's);
+        claims of other blocks' vertices go to their owners, who claim them in turn. The counters, read."""
         graph = self.graph
         requests = self._requests
         top_down_expand(self._prefix_sums, self._queue, size, edges, graph.offsets, self._row_end, self._neighbors,
@@ -190,14 +195,27 @@ class DistributedDirectionOptimizingBFS:
                         *((requests.staging, requests.touched) if requests else ()))
         if requests is not None:
             timer.start("exchange_seconds")
-            vertices, parents = requests.exchange()
+            received = requests.exchange(frontier_edges)  # no rank claims more vertices than the frontier has edges
             timer.start("compute_seconds")
-            if vertices.shape[0]:
-                claim = runtime.kernel("bfs", "claim_requests")
-                claim((runtime.persistent_blocks(claim, THREADS, vertices.shape[0]),), (THREADS,),
-                      (vertices, parents, i32(vertices.shape[0]), i64(graph.first_vertex), graph.offsets,
-                       u32(HUB_DEGREE), self._visited, parent, self._next_queue, self._counters.device))
+            self._claim(received, parent)
+        counts = self._counters.read()
+        rest = requests.rest() if requests is not None else None
+        if rest is not None:  # claims past the blind part: the level's second round trip
+            timer.start("exchange_seconds")
+            self._claim(rest, parent)
+            counts = self._counters.read()
+            timer.start("compute_seconds")
         self._queue, self._next_queue = self._next_queue, self._queue
+        return counts
+
+    def _claim(self, received, parent):
+        """The owner's claims of the vertices other ranks claimed for it (a `requests.Received`, or None)."""
+        if received is None or not received.items:
+            return
+        claim = runtime.kernel("bfs", "claim_requests")
+        claim((runtime.persistent_blocks(claim, THREADS, received.items),), (THREADS,),
+              (*received.arguments, i64(self.graph.first_vertex), self.graph.offsets, u32(HUB_DEGREE), self._visited,
+               parent, self._next_queue, self._counters.device))
 
     def _bottom_up_level(self, frontier, next_frontier, parent, timer):
         """Scan the block's unvisited vertices against ``frontier``; the next frontier, allgathered."""

@@ -15,6 +15,7 @@
 //   and maps each edge to its vertex by binary search there. Precondition:
 //   every queued vertex has at least one edge in its range, so that a tile
 //   spans at most EXPAND_TILE + 1 vertices.
+// - is_received: which items of an exchange's receive buffers hold requests.
 // - The SSSP kernels' vertex state: one word of distance and parent (state_of);
 //   labels through a degree-ordered graph's renaming table (renamed).
 
@@ -158,6 +159,15 @@ __device__ __forceinline__ void for_each_frontier_edge(const int* __restrict__ q
         }
         visit(tile_vertex[low], tile_row[low] + (i64)(e - tile_edge_start[low]));
     }
+}
+
+// Requests a rank received (requests.py's Received): num_segments segments of `stride` items,
+// segment s holding its first counts[s] items (every item where counts is null). Whether item i
+// is one of them.
+__device__ __forceinline__ bool is_received(i64 i, i64 stride, const u64* __restrict__ counts) {
+    if (counts == nullptr) return true;
+    const i64 segment = i / stride;
+    return (u64)(i - segment * stride) < counts[segment];
 }
 
 // SSSP: a vertex's state is one 64-bit word, float32 distance bits << 32 | parent. Non-negative

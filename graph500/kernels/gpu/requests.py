@@ -9,69 +9,134 @@ its owner: one kernel (``send_touched`` in ``requests.cu``) moves every
 touched vertex and its value into its owner's segment of the send buffers
 (a warp of 32 words reserves its slots with one atomic) and clears the
 bitmap; the staging words keep what was sent (the SSSP stages a candidate
-only where it beats the last one sent, `clear` starts a search afresh); the host reads the segments' sizes
-(the exchange's one synchronisation), trades them through MPI, and one
-grouped NCCL exchange moves the pairs. Each owner receives at most one pair
-per vertex of its block from each rank, however many edges reached it, in
-no particular order.
+only where it beats the last one sent, `clear` starts a search afresh).
+
+No host round trip of its own: the counts travel with the requests. One
+grouped NCCL exchange, enqueued at once, sends each owner the size of its
+segment and the segment's first ``width`` requests (``width``: the
+``capacity`` or less where the caller knows a smaller bound on any segment,
+the same on every rank: a blind part of a fixed size), so the owner's
+kernel takes the requests without the host knowing how many came. The
+sizes sent and received sit in the caller's `DeviceCounters`, which it
+reads after that kernel as it does after every step; `rest` then moves what
+did not fit (a segment longer than ``width``) in a second exchange between
+the ranks concerned, whose sizes the host now knows. Each owner receives at
+most one request per vertex of its block from each rank, however many edges
+reached it, in no particular order.
 
 Data structures: the touched bitmap (N bits), staging and the send buffers
 (one segment per rank, as long as its block: N vertices and N values), the
-receive buffers (grown to the largest exchange seen, then reused: nothing is
-allocated per exchange once a search has run).
+blind part's receive buffers (``capacity`` requests per rank), the rest's
+receive buffers (grown to the largest seen, then reused: nothing is
+allocated per exchange once a search has run), 2 P counters.
+
+Tunable: ``capacity`` (BLIND_CAPACITY, 2^16 requests a rank: under 1 MB a
+rank sent blind, a few microseconds of NVLink, while most exchanges of a
+search fit in it).
 """
 
 import numpy as np
 
 from graph500.kernels.gpu import runtime
-from graph500.kernels.gpu.runtime import cupy, i64
+from graph500.kernels.gpu.runtime import NULL, cupy, i32, i64
 
 THREADS = 256
+BLIND_CAPACITY = 1 << 16
 _VALUE_TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}
+
+
+class Received:
+    """Requests received: ``num_segments`` segments of ``stride`` items in ``vertices`` and ``values``,
+    segment s holding its first ``counts[s]`` items (a device array), or every item where ``counts`` is None.
+    ``arguments``: the kernels' parameters (``vertices, values, stride, num_segments, counts``) and ``items``
+    what they cover."""
+
+    def __init__(self, vertices, values, stride, num_segments, counts=None):
+        self.items = stride * num_segments
+        self.arguments = (vertices, values, i64(stride), i32(num_segments), NULL if counts is None else counts)
 
 
 class OwnerRequests:
     """Touched vertices and their staged values (``value_dtype``: uint32 or uint64; ``initial``: the value of
     every staging word at first and after `clear`) sent to their owners over ``comm`` (collective: every rank
-    exchanges as often)."""
+    exchanges as often). ``counters`` (`runtime.DeviceCounters`) holds the sizes sent and received from
+    ``first_counter`` on: `num_counters` of them. ``capacity``: the blind part's requests a rank (default
+    BLIND_CAPACITY)."""
 
-    def __init__(self, comm, blocks, value_dtype, initial):
+    def __init__(self, comm, blocks, value_dtype, initial, counters, first_counter, capacity=None):
         self.comm = comm
         self.value_dtype = np.dtype(value_dtype)
         self.initial = self.value_dtype.type(initial)
-        num_vertices = blocks.num_vertices
+        num_vertices, size = blocks.num_vertices, comm.size
         self._num_words = -(-num_vertices // 32)
         self._block = blocks.block
-        self._segments = np.array([blocks.begin(rank) for rank in range(comm.size)], dtype=np.int64)
+        self._segments = np.array([blocks.begin(rank) for rank in range(size)], dtype=np.int64)
+        self._block_counts = np.array([blocks.count(rank) for rank in range(size)], dtype=np.int64)
         self.touched = cupy.zeros(self._num_words, dtype=np.uint32)
         self.staging = cupy.full(max(num_vertices, 1), self.initial, dtype=self.value_dtype)
         self._sent = (cupy.empty(max(num_vertices, 1), dtype=np.int32),
                       cupy.empty(max(num_vertices, 1), dtype=self.value_dtype))
+        self.capacity = BLIND_CAPACITY if capacity is None else int(capacity)
+        self._blind = (cupy.empty(max(size * self.capacity, 1), dtype=np.int32),
+                       cupy.empty(max(size * self.capacity, 1), dtype=self.value_dtype))
         self._received = (cupy.empty(0, dtype=np.int32), cupy.empty(0, dtype=self.value_dtype))
-        self._cursors = runtime.DeviceCounters(comm.size)
+        self._counters, self._first = counters, first_counter
+        self._sizes = counters.device[first_counter:first_counter + 2 * size]  # sent to each rank, received from it
+        self._blind_sent = np.zeros(size, dtype=np.int64)  # what the last blind part sent each rank
+        self._blind_received = 0  # and received from each
         self._send = _send_touched(self.value_dtype)
         self._grid = runtime.persistent_blocks(self._send, THREADS, self._num_words)
+
+    @staticmethod
+    def num_counters(comm):
+        return 2 * comm.size
 
     def clear(self):
         """Every staging word back to ``initial``."""
         self.staging.fill(self.initial)
 
-    def exchange(self):
-        """``(vertices, values)``: the pairs every rank sent this one (int32 global labels, grouped by source
-        rank), views of reused buffers valid until the next exchange; ``touched`` is cleared."""
-        self._cursors.reset()
+    def exchange(self, bound):
+        """Send the touched vertices to their owners: enqueued, no host round trip. ``bound``: at most that many
+        requests go to any one rank (the same on every rank; the edges the step relaxed, say). Returns the
+        `Received` blind part (valid until the next exchange), or None where ``bound`` is 0; ``touched`` is
+        cleared. After it the caller reads its counters and calls `rest`."""
+        size, rank = self.comm.size, self.comm.rank
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memsetAsync(self._sizes.data.ptr, 0, self._sizes.nbytes, stream.ptr)
         self._send((self._grid,), (THREADS,),
-                   (self.touched, i64(self._num_words), i64(self._block), self.staging, *self._sent,
-                    self._cursors.device))
-        send_counts = self._cursors.read().astype(np.int64)
-        _, receive_counts = self.comm.alltoallv((), send_counts)  # the counts alone
-        total = int(np.sum(receive_counts))
+                   (self.touched, i64(self._num_words), i64(self._block), self.staging, *self._sent, self._sizes))
+        width = min(self.capacity, int(bound))
+        self._blind_sent = np.minimum(width, self._block_counts)
+        self._blind_sent[rank] = 0
+        self._blind_received = min(width, int(self._block_counts[rank]))
+        if not width:
+            return None
+        ones, ranks = np.ones(size, dtype=np.int64), np.arange(size, dtype=np.int64)
+        receive = np.full(size, self._blind_received, dtype=np.int64)
+        receive[rank] = 0
+        with self.comm.group():
+            self.comm.alltoallv((self._sizes[:size],), ones, ones, out=(self._sizes[size:],),
+                                send_displacements=ranks, receive_displacements=ranks)
+            self.comm.alltoallv(self._sent, self._blind_sent, receive, out=self._blind,
+                                send_displacements=self._segments, receive_displacements=ranks * self._blind_received)
+        return Received(*self._blind, self._blind_received, size, self._sizes[size:])
+
+    def rest(self):
+        """After the caller has read its counters: the requests that did not fit the last exchange's blind part,
+        as a `Received` (valid until the next exchange), or None where this rank sends and receives none."""
+        size = self.comm.size
+        counts = self._counters.host[self._first:self._first + 2 * size].astype(np.int64)
+        send_counts = np.maximum(counts[:size] - self._blind_sent, 0)
+        receive_counts = np.maximum(counts[size:] - self._blind_received, 0)
+        if not send_counts.any() and not receive_counts.any():
+            return None
+        total = int(receive_counts.sum())
         if self._received[0].shape[0] < total:
-            size = max(total, 2 * self._received[0].shape[0])
-            self._received = tuple(cupy.empty(size, dtype=array.dtype) for array in self._received)
+            grown = max(total, 2 * self._received[0].shape[0])
+            self._received = tuple(cupy.empty(grown, dtype=array.dtype) for array in self._received)
         received, _ = self.comm.alltoallv(self._sent, send_counts, receive_counts, out=self._received,
-                                          send_displacements=self._segments)
-        return received
+                                          send_displacements=self._segments + self._blind_sent)
+        return Received(*received, total, 1)
 
 
 def load_kernels():

@@ -190,21 +190,23 @@ relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, con
 }
 
 // The owner's side of an exchange: each received (vertex, candidate word) pair (global labels,
-// requests.py) is offered to the vertex as relax_edges offers its own candidates.
+// requests.py's Received: `segments` segments of `segment_items`, counts[s] of them in segment
+// s) is offered to the vertex as relax_edges offers its own candidates.
 extern "C" __global__ void __launch_bounds__(THREADS)
-offer_requests(const int* __restrict__ vertices, const u64* __restrict__ requests, int count, i64 first_vertex,
-               int heavy, int iteration, int bucket, const i64* __restrict__ offsets,
-               const i64* __restrict__ frontier_end, u64* __restrict__ state, int* __restrict__ frontier_stamp,
-               int* __restrict__ member_stamp, int* __restrict__ next_queue, int* __restrict__ members,
-               u64* __restrict__ counters) {
+offer_requests(const int* __restrict__ vertices, const u64* __restrict__ requests, i64 segment_items, int segments,
+               const u64* __restrict__ counts, i64 first_vertex, int heavy, int iteration, int bucket,
+               const i64* __restrict__ offsets, const i64* __restrict__ frontier_end, u64* __restrict__ state,
+               int* __restrict__ frontier_stamp, int* __restrict__ member_stamp, int* __restrict__ next_queue,
+               int* __restrict__ members, u64* __restrict__ counters) {
     __shared__ StagedQueue<THREADS> next, joined;
     if (threadIdx.x == 0) next.count = joined.count = 0;
     __syncthreads();
     BlockTally<MEMBERS_EDGES + 1> tally;
-    const int stride = gridDim.x * THREADS;
-    for (int base = blockIdx.x * THREADS; base < count; base += stride) {
-        const int i = base + threadIdx.x;
-        if (i < count)
+    const i64 items = segment_items * segments;
+    const i64 stride = (i64)gridDim.x * THREADS;
+    for (i64 base = blockIdx.x * (i64)THREADS; base < items; base += stride) {
+        const i64 i = base + threadIdx.x;
+        if (i < items && is_received(i, segment_items, counts))
             offer((int)(vertices[i] - first_vertex), requests[i], heavy, iteration, bucket, offsets, frontier_end,
                   state, frontier_stamp, member_stamp, next, joined, tally);
         next.flush(next_queue, &counters[FRONTIER_SIZE]);

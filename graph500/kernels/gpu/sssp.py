@@ -146,8 +146,10 @@ class DeltaSteppingSSSP:
         self._frontier_stamp = cupy.full(n, -1, dtype=np.int32)
         self._member_stamp = cupy.full(n, -1, dtype=np.int32)
         self._prefix_sums = PrefixSums(n, graph.num_edges)
-        self._counters = runtime.DeviceCounters(NUM_COUNTERS)
-        self._requests = OwnerRequests(self._comm, graph.blocks, np.uint64, UNSENT) if self._comm else None
+        self._counters = runtime.DeviceCounters(
+            NUM_COUNTERS + (OwnerRequests.num_counters(self._comm) if self._comm else 0))
+        self._requests = OwnerRequests(self._comm, graph.blocks, np.uint64, UNSENT, self._counters, NUM_COUNTERS) \
+            if self._comm else None
         self._total_filled = self._global(self._filled_vertices, "sum")
         # several ranks: every vertex's distance, gathered for a pull (4 bytes a vertex)
         self._gathered_distances = self._comm.gathered_array(graph.blocks.counts(), np.float32) if self._comm \
@@ -206,7 +208,8 @@ class DeltaSteppingSSSP:
 
     def _collect(self, low, high):
         """Start the bucket [low, high): its vertices become the frontier and the members. The rank's counts,
-        but for whether a frontier or members exist and the least distance past the bucket: every rank's."""
+        but the frontier's and the members' sizes and the least distance past the bucket: their largest over the
+        ranks (whether any rank has a frontier or members; BEYOND holds the complement of the least's bits)."""
         filled = self._filled_vertices
         self._bucket_id += 1
         self._counters.reset()
@@ -215,10 +218,11 @@ class DeltaSteppingSSSP:
                 (i64(filled), self._state, low, high, i32(self._bucket_id), self.graph.offsets,
                  self._frontier_end(high), self._queue, self._members, self._member_stamp, self._counters.device))
         counts = self._read()
-        if self._comm:  # one allreduce of both sums
-            sums = self._comm.allreduce(np.array([counts[FRONTIER_SIZE], counts[MEMBERS_SIZE]], dtype=np.int64))
-            counts[FRONTIER_SIZE], counts[MEMBERS_SIZE] = (int(total) for total in sums)
-            counts[BEYOND] = self._global(counts[BEYOND], "max")
+        if self._comm:  # one allreduce
+            indices = [FRONTIER_SIZE, MEMBERS_SIZE, BEYOND]
+            largest = self._comm.allreduce(np.array([counts[k] for k in indices], dtype=np.uint64), "max")
+            for k, value in zip(indices, largest):
+                counts[k] = int(value)
         return counts
 
     def _read(self):
@@ -233,15 +237,24 @@ class DeltaSteppingSSSP:
         last counts."""
         iterations = "tail_iterations" if high == INFINITY else "light_iterations"
         size, edges = self._local_frontier()
-        while self._global(size, "sum"):
+        while True:
+            total_size, total_edges = self._global_sums(size, edges)
+            if not total_size:
+                break
             self._counts["relaxed_edges"] += edges
             self._counts[iterations] += 1
             self._counters.reset(MEMBERS_SIZE)  # frontier counts only: the members' accumulate over the bucket
-            self._relax(self._queue, size, edges, self._frontier_end(high), high, self._next_queue)
+            counts = self._relax(self._queue, size, edges, self._frontier_end(high), high, self._next_queue,
+                                 total_edges)
             self._queue, self._next_queue = self._next_queue, self._queue
-            counts = self._read()
             size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
         return [int(c) for c in self._counters.host]
+
+    def _global_sums(self, size, edges):
+        """The frontier's size and edges summed over the ranks (one allreduce)."""
+        if not self._comm:
+            return size, edges
+        return (int(total) for total in self._comm.allreduce(np.array([size, edges], dtype=np.int64), "sum"))
 
     def _local_frontier(self):
         """The rank's frontier size and edges, from the counters read last."""
@@ -266,7 +279,7 @@ class DeltaSteppingSSSP:
             local_edges = int(self._counters.host[MEMBERS_EDGES])
             self._counts["relaxed_edges"] += local_edges
             self._relax(self._members, int(self._counters.host[MEMBERS_SIZE]), local_edges, self._row_end, high,
-                        None)
+                        None, members_edges)
 
     def _neighbour_distances(self, timer):
         """``(distances, stride)``: every vertex's distance at ``distances[v * stride]``: the states' float32 high
@@ -281,16 +294,17 @@ class DeltaSteppingSSSP:
         self._gathered_distances.publish()
         return self._gathered_distances.whole, 1
 
-    def _relax(self, queue, size, edges, row_end, high, next_queue):
+    def _relax(self, queue, size, edges, row_end, high, next_queue, bound):
         """Relax the edges [offsets[v], row_end[v]) of the queue's vertices (``edges`` of them); on several ranks,
-        then send the candidates for other blocks' vertices to their owners, who offer them to their states.
+        then send the candidates for other blocks' vertices to their owners (``bound``: every rank's ``edges``),
+        who offer them to their states. The counters, read after it.
 
         With a ``next_queue``, the light phase (its frontier edges are the rows); without, the heavy phase.
         """
         graph = self.graph
         requests = self._requests
         if not edges and requests is None:
-            return
+            return self._read()
         self._frontier_id += 1
         heavy = next_queue is None
         common = (self.delta, high, i32(heavy), i32(self._frontier_id), i32(self._bucket_id), graph.offsets,
@@ -304,15 +318,30 @@ class DeltaSteppingSSSP:
                  *common, i64(self._first_vertex), i64(self._num_local),
                  runtime.NULL if requests is None else requests.staging,
                  runtime.NULL if requests is None else requests.touched))
-        if requests is not None:
-            phase = self._timer.current
-            self._timer.start("exchange_seconds")
-            vertices, words = requests.exchange()
-            self._timer.start(phase)
-            if vertices.shape[0]:
-                offer = _kernel("offer_requests")
-                offer((runtime.persistent_blocks(offer, THREADS, vertices.shape[0]),), (THREADS,),
-                      (vertices, words, i32(vertices.shape[0]), i64(self._first_vertex), *common[2:]))
+        if requests is None:
+            return self._read()
+        phase = self._timer.current
+        self._timer.start("exchange_seconds")
+        received = requests.exchange(bound)  # no rank sends more candidates than the edges relaxed
+        self._timer.start(phase)
+        self._offer(received, common)
+        counts = self._read()
+        rest = requests.rest()
+        if rest is None:
+            return counts
+        self._timer.start("exchange_seconds")  # candidates past the blind part: a second round trip
+        self._offer(rest, common)
+        counts = self._read()
+        self._timer.start(phase)
+        return counts
+
+    def _offer(self, received, common):
+        """The owner's offers of the candidates other ranks sent it (a `requests.Received`, or None)."""
+        if received is None or not received.items:
+            return
+        offer = _kernel("offer_requests")
+        offer((runtime.persistent_blocks(offer, THREADS, received.items),), (THREADS,),
+              (*received.arguments, i64(self._first_vertex), *common[2:]))
 
     def _result(self, root):
         n = self._num_local
