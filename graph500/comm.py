@@ -20,9 +20,10 @@ algorithms never know what carries the data:
 The operations (all collective: every rank calls them in the same order):
 
 - ``barrier()``
-- ``allreduce(array, op)``: element-wise ``"sum"``, ``"max"``, ``"min"``
-  or ``"or"`` of a NumPy array (or a Python number) over the ranks; every
-  rank gets the result.
+- ``allreduce(array, op, out=None)``: element-wise ``"sum"``, ``"max"``,
+  ``"min"`` or ``"or"`` of a NumPy array (or a Python number) over the
+  ranks; every rank gets the result, in ``out`` (an array of the same
+  length and type) where given.
 - ``allgather(array)``: the ranks' 1-D arrays (lengths may differ)
   concatenated in rank order, on every rank.
 - ``alltoallv(arrays, send_counts, receive_counts=None, out=None,
@@ -159,8 +160,11 @@ class SelfCommunicator:
     def barrier(self):
         pass
 
-    def allreduce(self, value, op="sum"):
+    def allreduce(self, value, op="sum", out=None):
         _check_op(op)
+        if out is not None:
+            out[...] = value
+            return out
         return value.copy() if hasattr(value, "copy") else value
 
     def allgather(self, array):
@@ -210,17 +214,16 @@ class MPICommunicator:
     def barrier(self):
         self._comm.Barrier()
 
-    def allreduce(self, value, op="sum"):
+    def allreduce(self, value, op="sum", out=None):
         _check_op(op)
         if not isinstance(value, np.ndarray):
             return self._comm.allreduce(value, op=self._ops[op])
         send = np.ascontiguousarray(value)
         if op == "or" and send.dtype == np.bool_:
-            send = send.view(np.uint8)
-            received = np.empty_like(send)
-            self._comm.Allreduce(send, received, op=self._mpi.BOR)
-            return received.view(np.bool_)
-        received = np.empty_like(send)
+            received = np.empty_like(send) if out is None else out
+            self._comm.Allreduce(send.view(np.uint8), received.view(np.uint8), op=self._mpi.BOR)
+            return received
+        received = np.empty_like(send) if out is None else out
         self._comm.Allreduce(send, received, op=self._ops[op])
         return received
 
@@ -329,14 +332,14 @@ class NCCLCommunicator:
         self._cupy.cuda.get_current_stream().synchronize()
         self.host.barrier()
 
-    def allreduce(self, value, op="sum"):
+    def allreduce(self, value, op="sum", out=None):
         _check_op(op)
         if not isinstance(value, self._cupy.ndarray):
-            return self.host.allreduce(value, op)
+            return self.host.allreduce(value, op, out)
         if op == "or" and value.dtype not in (np.bool_, np.uint8):
             raise TypeError(f"NCCL has no bitwise OR: 'or' takes bool or uint8 arrays, not {value.dtype}")
         send = self._cupy.ascontiguousarray(value)
-        received = self._cupy.empty_like(send)
+        received = self._cupy.empty_like(send) if out is None else out
         self._comm.allReduce(send.data.ptr, received.data.ptr, send.size, self._type(send), self._ops[op],
                              self._stream())
         return received

@@ -41,6 +41,9 @@ assert isinstance(gathered, cupy.ndarray) and gathered.tolist() == [0, 0, 1, 1, 
 assert comm.allreduce(cupy.asarray([rank, -rank], dtype=cupy.int64), "sum").tolist() == [1, -1]
 assert comm.allreduce(cupy.asarray([1.5 * rank], dtype=cupy.float32), "max").tolist() == [1.5]
 assert comm.allreduce(cupy.asarray([rank + 3], dtype=cupy.uint64), "min").tolist() == [3]
+total = cupy.zeros(2, dtype=cupy.uint64)
+assert comm.allreduce(cupy.asarray([rank, 5], dtype=cupy.uint64), "sum", out=total) is total
+assert total.tolist() == [1, 10]
 flags = cupy.zeros(3, dtype=bool); flags[rank] = True
 assert comm.allreduce(flags, "or").tolist() == [True, True, False]
 assert comm.allreduce(rank, "max") == 1

@@ -69,6 +69,8 @@ def test_self_communicator_collectives_are_identities():
     values = np.array([3, 1, 2])
     assert comm.allreduce(values, "max") is not values and (comm.allreduce(values, "max") == values).all()
     assert comm.allreduce(5, "sum") == 5
+    total = np.zeros(3, dtype=values.dtype)
+    assert comm.allreduce(values, "sum", out=total) is total and total.tolist() == [3, 1, 2]
     (received,), counts = comm.alltoallv((values,), np.array([3]))
     assert (received == values).all() and counts.tolist() == [3]
     into = (np.zeros(5, dtype=values.dtype),)
@@ -123,6 +125,8 @@ assert comm.allgather(np.full(rank + 1, rank)).tolist() == [0, 1, 1, 2, 2, 2]
 # allreduce: sum, max, min, or (booleans)
 assert comm.allreduce(np.array([rank, -rank]), "sum").tolist() == [3, -3]
 assert comm.allreduce(rank, "max") == 2 and comm.allreduce(rank, "min") == 0
+total = np.zeros(2, dtype=np.int64)
+assert comm.allreduce(np.array([rank, 1]), "sum", out=total) is total and total.tolist() == [3, 3]
 flags = np.zeros(3, dtype=bool); flags[rank] = rank != 1
 assert comm.allreduce(flags, "or").tolist() == [True, False, True]
 # alltoallv: rank r sends r + d copies of 10 r + d to rank d

@@ -152,6 +152,46 @@ __device__ __forceinline__ bool bottom_up_wanted(u64 size, u64 edges, u64 hubs, 
            || hubs > max_hubs;
 }
 
+// A small frontier (at most SMALL_FRONTIER vertices) staged in shared memory: its vertices,
+// their rows' beginnings and the inclusive prefix sums of their degrees. Returns its edges.
+// All threads of the block call it.
+__device__ __forceinline__ u64 stage_small_frontier(const int* __restrict__ queue, int size,
+                                                    const i64* __restrict__ offsets, int* vertex, i64* row_begin,
+                                                    u64* edge_end) {
+    __shared__ u64 total;
+    u64 degree_sums[SMALL_ITEMS], running = 0;
+    for (int k = 0; k < SMALL_ITEMS; ++k) {
+        const int i = threadIdx.x * SMALL_ITEMS + k;
+        if (i < size) {
+            const int u = queue[i];
+            vertex[i] = u;
+            row_begin[i] = offsets[u];
+            running += degree_of(offsets, u);
+        }
+        degree_sums[k] = running;
+    }
+    const u64 before = block_exclusive_scan(running, &total);
+    for (int k = 0; k < SMALL_ITEMS; ++k) {
+        const int i = threadIdx.x * SMALL_ITEMS + k;
+        if (i < size) edge_end[i] = before + degree_sums[k];
+    }
+    __syncthreads();
+    return total;
+}
+
+// Edge e of a staged small frontier: its index in the CSR arrays, and in `index` the frontier
+// vertex whose row holds it (binary search for the first i with edge_end[i] > e).
+__device__ __forceinline__ i64 small_frontier_edge(u64 e, int size, const u64* edge_end, const i64* row_begin,
+                                                   int* index) {
+    int low = 0, high = size - 1;
+    while (low < high) {
+        const int middle = (low + high) >> 1;
+        if (edge_end[middle] > e) high = middle; else low = middle + 1;
+    }
+    *index = low;
+    return row_begin[low] + (i64)(e - (low ? edge_end[low - 1] : 0));
+}
+
 // Top-down levels of a small frontier in one block, with no host round trip between them.
 // The frontier is `queue`, its size, edges and hubs in the counters (as start_search, the last
 // level or a top-down expansion launched just before left them); `unexplored` counts the edges
@@ -172,7 +212,7 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
     __shared__ u64 edge_end[SMALL_FRONTIER];
     __shared__ i64 row_begin[SMALL_FRONTIER];
     __shared__ int vertex[SMALL_FRONTIER];
-    __shared__ u64 total, next_edges, next_hubs;
+    __shared__ u64 next_edges, next_hubs;
     __shared__ u32 next_size;
     u64 size = counters[FRONTIER_SIZE], edges = counters[FRONTIER_EDGES], hubs = counters[FRONTIER_HUBS];
     unexplored -= edges;
@@ -180,22 +220,7 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
     while (size && size <= SMALL_FRONTIER && edges <= max_edges && levels < max_levels
            && (levels < ruled_from
                || !bottom_up_wanted(size, edges, hubs, unexplored, alpha, min_bottom_up_size, max_hubs))) {
-        u64 degree_sums[SMALL_ITEMS], running = 0;
-        for (int k = 0; k < SMALL_ITEMS; ++k) {
-            const int i = threadIdx.x * SMALL_ITEMS + k;
-            if (i < size) {
-                const int u = queue[i];
-                vertex[i] = u;
-                row_begin[i] = offsets[u];
-                running += degree_of(offsets, u);
-            }
-            degree_sums[k] = running;
-        }
-        const u64 before = block_exclusive_scan(running, &total);
-        for (int k = 0; k < SMALL_ITEMS; ++k) {
-            const int i = threadIdx.x * SMALL_ITEMS + k;
-            if (i < size) edge_end[i] = before + degree_sums[k];
-        }
+        stage_small_frontier(queue, (int)size, offsets, vertex, row_begin, edge_end);
         if (threadIdx.x == 0) {
             next_size = 0;
             next_edges = next_hubs = 0;
@@ -203,15 +228,10 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
         __syncthreads();
         u64 claimed_edges = 0, claimed_hubs = 0;
         for (u64 e = threadIdx.x; e < edges; e += THREADS) {
-            int low = 0, high = (int)size - 1;  // the first i with edge_end[i] > e
-            while (low < high) {
-                const int middle = (low + high) >> 1;
-                if (edge_end[middle] > e) high = middle; else low = middle + 1;
-            }
-            const u64 first = low ? edge_end[low - 1] : 0;
-            const int v = neighbors[row_begin[low] + (i64)(e - first)];
+            int index;
+            const int v = neighbors[small_frontier_edge(e, (int)size, edge_end, row_begin, &index)];
             if (!claim(visited, v)) continue;
-            parent[v] = vertex[low];
+            parent[v] = vertex[index];
             other_queue[atomicAdd(&next_size, 1u)] = v;
             const u32 degree = degree_of(offsets, v);
             claimed_edges += degree;
@@ -238,6 +258,103 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
         counters[LEVELS_DONE] = levels;
         counters[UNEXPLORED_EDGES] = unexplored;
     }
+}
+
+// Several GPUs: top-down levels of a small frontier with no host step between them
+// (bfs_distributed.py captures a level in a CUDA graph: small_level_decide, small_level_expand,
+// the requests' blind exchange, claim_requests and an allreduce of the next frontier's size and
+// edges, launched several times a host read). `state` carries them from level to level:
+#define SMALL_GO 0            // this level runs
+#define SMALL_STOPPED 1       // a level did not run: none after it does
+#define SMALL_LEVELS 2        // levels run since small_levels_begin
+#define SMALL_UNEXPLORED 3    // edges of the vertices never in a frontier, the current one's included
+#define SMALL_SIZE 4          // the rank's part of the frontier the level expands
+#define SMALL_GLOBAL_SIZE 5   // the frontier's size and edges over every rank (the allreduce's)
+#define SMALL_GLOBAL_EDGES 6
+#define SMALL_CHOSEN 7        // the host chose this level's direction: the switching rule is not asked
+#define SMALL_STATE 8
+
+extern "C" __global__ void small_levels_begin(u64* __restrict__ state, u64 size, u64 edges, u64 unexplored) {
+    state[SMALL_GO] = state[SMALL_STOPPED] = state[SMALL_LEVELS] = state[SMALL_SIZE] = 0;
+    state[SMALL_UNEXPLORED] = unexplored;
+    state[SMALL_GLOBAL_SIZE] = size;
+    state[SMALL_GLOBAL_EDGES] = edges;
+    state[SMALL_CHOSEN] = 1;
+}
+
+// One thread. The level runs while the frontier is small (at most SMALL_FRONTIER vertices and
+// max_edges edges over every rank) and, unless the host chose, the switching rule keeps it
+// top-down (bottom_up_wanted as the host asks it, no hub rule). A level that runs moves the
+// rank's frontier size from the counters to the state and starts the next frontier's counts at
+// zero. The requests' sizes (sent, then received: 2 num_ranks words) are zeroed either way: the
+// exchange of a level that does not run sends none.
+extern "C" __global__ void small_level_decide(u64* __restrict__ state, u64* __restrict__ counters,
+                                              u64* __restrict__ request_sizes, int num_ranks, u64 max_edges,
+                                              double alpha, double min_bottom_up_size) {
+    for (int r = 0; r < 2 * num_ranks; ++r) request_sizes[r] = 0;
+    bool go = false;
+    if (!state[SMALL_STOPPED]) {
+        const u64 size = state[SMALL_GLOBAL_SIZE], edges = state[SMALL_GLOBAL_EDGES];
+        const u64 rest = state[SMALL_UNEXPLORED] - edges;
+        go = size && size <= SMALL_FRONTIER && edges <= max_edges
+             && (state[SMALL_CHOSEN] || !bottom_up_wanted(size, edges, 0, rest, alpha, min_bottom_up_size, ~0ull));
+        if (go) {
+            state[SMALL_UNEXPLORED] = rest;
+            state[SMALL_LEVELS] += 1;
+            state[SMALL_SIZE] = counters[FRONTIER_SIZE];
+            counters[FRONTIER_SIZE] = counters[FRONTIER_EDGES] = counters[FRONTIER_HUBS] = 0;
+        } else {
+            state[SMALL_STOPPED] = 1;
+        }
+        state[SMALL_CHOSEN] = 0;
+    }
+    state[SMALL_GO] = go;
+}
+
+// The level's expansion, a grid of any size (each block stages the whole frontier, the rank's
+// queue of local indices): claims as top_down_expand's, but a claimed vertex of another rank's
+// block goes straight into the requests' send buffers, in its owner's segment (which starts at
+// owner * block), counted in the owner's request size.
+extern "C" __global__ void __launch_bounds__(THREADS)
+small_level_expand(const u64* __restrict__ state, const int* __restrict__ queue, const i64* __restrict__ offsets,
+                   const int* __restrict__ neighbors, u32 hub_degree, i64 first_vertex, i64 num_local, i64 block,
+                   u32* __restrict__ visited, int* __restrict__ parent, int* __restrict__ next_queue,
+                   u64* __restrict__ counters, int* __restrict__ sent_vertices, int* __restrict__ sent_parents,
+                   u64* __restrict__ request_sizes) {
+    if (!state[SMALL_GO]) return;
+    __shared__ u64 edge_end[SMALL_FRONTIER];
+    __shared__ i64 row_begin[SMALL_FRONTIER];
+    __shared__ int vertex[SMALL_FRONTIER];
+    const int size = (int)state[SMALL_SIZE];
+    const u64 edges = stage_small_frontier(queue, size, offsets, vertex, row_begin, edge_end);
+    LevelTally tally;
+    const u64 stride = (u64)gridDim.x * THREADS;
+    for (u64 base = blockIdx.x * (u64)THREADS; base < edges; base += stride) {
+        const u64 e = base + threadIdx.x;
+        bool take = false;
+        int local = 0;
+        if (e < edges) {
+            int index;
+            const int v = neighbors[small_frontier_edge(e, size, edge_end, row_begin, &index)];
+            if (claim(visited, v)) {
+                const int claimer = (int)(first_vertex + vertex[index]);
+                const i64 mine = v - first_vertex;
+                if (mine >= 0 && mine < num_local) {
+                    parent[mine] = claimer;
+                    local = (int)mine;
+                    take = true;
+                    tally.queued(degree_of(offsets, local), hub_degree);
+                } else {
+                    const i64 owner = v / block;
+                    const i64 at = owner * block + (i64)atomicAdd(&request_sizes[owner], 1ull);
+                    sent_vertices[at] = v;
+                    sent_parents[at] = claimer;
+                }
+            }
+        }
+        warp_append(take, local, next_queue, &counters[FRONTIER_SIZE]);
+    }
+    tally.add_to(counters);
 }
 
 // Construction: each vertex's neighbour of largest degree (the smallest such label; -1

@@ -28,7 +28,13 @@ each level ends with one read of the rank's counters and one MPI allreduce of
 its frontier's size and edges. A top-down level's claims travel with their
 counts (`requests.OwnerRequests`: a blind part of a fixed size, no round
 trip); a level with more claims for one owner than that part holds reads the
-counters twice. Only the rank's own block of
+counters twice. A top-down frontier of at most SMALL_FRONTIER vertices and
+``small_edges`` edges runs as captured CUDA graphs, one level each, launched
+``graph_levels`` at a time before one read: the level's kernels, its blind
+exchange and an NCCL allreduce of the next frontier's counts, and whether a
+level runs (the frontier still small, the rule still top-down) decided on
+the device (``small_level_decide``), so the host neither waits nor calls
+Python per level. Only the rank's own block of
 visited must be exact: the other blocks' bits only spare requests, so a
 top-down level that follows a top-down level publishes nothing.
 
@@ -48,12 +54,17 @@ bitmaps visited and never-searched (W words each), the two frontier
 bitmaps (gathered arrays: W words each); the frontier queues (int32, n
 each); prefix sums (uint64, n); the parents (int32, n, the output); the
 requests' touched bitmap and staged parents (W words, N int32) and their
-buffers (8 bytes a pair, grown to the largest exchange).
+buffers (8 bytes a pair, grown to the largest exchange); two captured CUDA
+graphs.
 
 Tunables: ``alpha``, ``beta``, ``gamma``, ``short_scan``, ``row_copy`` (as
-the one-GPU kernel's), ``trace`` (per level: its direction, frontier,
-seconds, and the seconds of its compute and of its exchanges, from CUDA
-events on the stream; off for timed runs).
+the one-GPU kernel's); ``small_edges`` (SMALL_LEVEL_EDGES, the requests'
+blind capacity, 2^16: the most edges of a captured level, so that no claims
+overflow its blind part); ``graph_levels`` (GRAPH_LEVELS 4: captured levels
+launched per read; one that does not run still exchanges its empty blind
+part); ``trace`` (per level: its direction, frontier, seconds, and the
+seconds of its compute and of its exchanges, from CUDA events on the stream;
+a captured level is all compute, one launched per read; off for timed runs).
 """
 
 import numpy as np
@@ -61,14 +72,22 @@ import numpy as np
 from graph500.kernels import register
 from graph500.kernels.gpu import requests, runtime
 from graph500.kernels.gpu.bfs import (ALPHA, BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
-                                      NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, THREADS, TOP_DOWN, beamer_direction,
+                                      NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, SMALL_FRONTIER, THREADS, TOP_DOWN,
+                                      beamer_direction,
                                       bitmap, bottom_up_level, parents_to_input_labels, queue_to_bitmap, sorted_queue,
                                       strongest_neighbours, top_down_expand)
 from graph500.kernels.gpu.build import filled_vertices
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.requests import OwnerRequests
-from graph500.kernels.gpu.runtime import cupy, i32, i64, u32
+from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
 from graph500.kernels.graph import PartitionedGraph, whole_graph_part
+
+
+SMALL_LEVEL_EDGES = requests.BLIND_CAPACITY
+GRAPH_LEVELS = 4
+# bfs.cu's small-level state
+SMALL_STOPPED, SMALL_LEVELS, SMALL_UNEXPLORED, SMALL_GLOBAL_SIZE, SMALL_GLOBAL_EDGES = 1, 2, 3, 5, 6
+SMALL_STATE = 8
 
 
 def device_part(graph, kernel_name):
@@ -89,7 +108,7 @@ class DistributedDirectionOptimizingBFS:
     distributed = True
 
     def __init__(self, graph, *, alpha=ALPHA, beta=BETA, gamma=GAMMA, short_scan=SHORT_SCAN, row_copy=True,
-                 trace=False):
+                 small_edges=SMALL_LEVEL_EDGES, graph_levels=GRAPH_LEVELS, trace=False):
         self.graph = graph = device_part(graph, self.name)
         self.comm = comm = graph.comm
         self.alpha, self.beta = float(alpha), float(beta)
@@ -119,10 +138,18 @@ class DistributedDirectionOptimizingBFS:
         self._prefix_sums = PrefixSums(max(n, self._block_words), graph.num_edges)
         self._row_end = graph.offsets[1:]
         several = comm.size > 1
-        self._counters = runtime.DeviceCounters(NUM_COUNTERS + (OwnerRequests.num_counters(comm) if several else 0))
+        self._state_first = NUM_COUNTERS + (OwnerRequests.num_counters(comm) if several else 0)
+        self._counters = runtime.DeviceCounters(self._state_first + SMALL_STATE)
+        self._small_state = self._counters.device[self._state_first:]
         # claims of other blocks' vertices: parents staged per vertex (int32 bits), sent to their owners
         self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0, self._counters, NUM_COUNTERS) \
             if several else None
+        self._queues = (self._queue, self._next_queue)
+        # small top-down levels as CUDA graphs: several ranks, the parents in one array for every search
+        self.small_edges = min(int(small_edges), self._requests.capacity) if several else 0
+        self.graph_levels = int(graph_levels)
+        self._small_graphs = self._capture_small_levels() \
+            if self.small_edges > 0 and self.graph_levels > 0 and self._parent is not None else None
         self._scan_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_scan"), THREADS,
                                                     self._filled_vertices)
         self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
@@ -154,6 +181,14 @@ class DistributedDirectionOptimizingBFS:
             elif wanted == TOP_DOWN and direction == BOTTOM_UP:
                 self._frontier_to_queue(frontier)
             direction = wanted
+            if direction == TOP_DOWN and self._small_graphs and size <= SMALL_FRONTIER and edges <= self.small_edges:
+                previous_size = size
+                levels, size, edges, unexplored = self._small_levels(size, edges, unexplored)
+                if self.record_trace:
+                    self.trace.append({"direction": direction, "frontier": previous_size, "discovered": size,
+                                       "scanned_edges": 0, **self._phase_seconds(timer)})
+                level += levels
+                continue
             local_size, local_edges = (int(self._counters.host[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES))
             self._counters.reset()
             if direction == TOP_DOWN:
@@ -165,11 +200,66 @@ class DistributedDirectionOptimizingBFS:
             size, edges, scanned_edges = self._global_counts(counts)
             unexplored -= edges
             if self.record_trace:
-                phases = timer.totals()
                 self.trace.append({"direction": direction, "frontier": previous_size, "discovered": size,
-                                   "scanned_edges": scanned_edges, "seconds": sum(phases.values()), **phases})
+                                   "scanned_edges": scanned_edges, **self._phase_seconds(timer)})
             level += 1
         return self._to_input_labels(parent, root) if renumbered else parent
+
+    @staticmethod
+    def _phase_seconds(timer):
+        phases = timer.totals()
+        return {"seconds": sum(phases.values()), **phases}
+
+    def _small_levels(self, size, edges, unexplored):
+        """Top-down levels of a small frontier (``size`` vertices, ``edges`` edges over every rank, ``unexplored``
+        edges besides), ``graph_levels`` captured levels (one when tracing) launched and the counters read once;
+        a level runs while the frontier stays small and top-down. ``(levels run, size, edges, unexplored)``."""
+        runtime.kernel("bfs", "small_levels_begin")(
+            (1,), (1,), (self._small_state, u64(size), u64(edges), u64(unexplored + edges)))
+        first = 0 if self._queue is self._queues[0] else 1
+        for k in range(1 if self.record_trace else self.graph_levels):
+            self._small_graphs[(first + k) % 2].launch()
+        state = self._counters.read()[self._state_first:]
+        levels = int(state[SMALL_LEVELS])
+        if levels % 2:
+            self._queue, self._next_queue = self._next_queue, self._queue
+        size, edges = int(state[SMALL_GLOBAL_SIZE]), int(state[SMALL_GLOBAL_EDGES])
+        return levels, size, edges, int(state[SMALL_UNEXPLORED]) - edges
+
+    def _capture_small_levels(self):
+        """Two CUDA graphs of one small top-down level each, from the first queue into the second and back
+        (`_small_level`), captured on a stream of their own and launched on the search's."""
+        for name in ("small_levels_begin", "small_level_decide", "small_level_expand", "claim_requests"):
+            runtime.kernel("bfs", name)  # loaded before the capture
+        cupy.cuda.get_current_stream().synchronize()
+        stream = cupy.cuda.Stream(non_blocking=True)
+        graphs = []
+        with stream:
+            for source, target in (self._queues, self._queues[::-1]):
+                stream.begin_capture()
+                self._small_level(source, target)
+                graphs.append(stream.end_capture())
+        return graphs
+
+    def _small_level(self, queue, next_queue):
+        """One small top-down level, device-driven (bfs.cu's small_level_decide says whether it runs): expand
+        ``queue``, send the claims of other blocks' vertices in the requests' blind part (no rank claims more
+        vertices than the frontier has edges), claim those received, sum the next frontier's size and edges over
+        the ranks into the state."""
+        graph, requests = self.graph, self._requests
+        counters, state = self._counters.device, self._small_state
+        vertices, parents, sizes = requests.send_buffers
+        runtime.kernel("bfs", "small_level_decide")(
+            (1,), (1,), (state, counters, sizes, i32(self.comm.size), u64(self.small_edges), np.float64(self.alpha),
+                         np.float64(self._min_bottom_up_frontier)))
+        runtime.kernel("bfs", "small_level_expand")(
+            (runtime.blocks_for(self.small_edges, THREADS * 8),), (THREADS,),
+            (state, queue, graph.offsets, self._neighbors, u32(HUB_DEGREE), i64(graph.first_vertex),
+             i64(graph.num_local), i64(graph.blocks.block), self._visited, self._parent, next_queue, counters,
+             vertices, parents, sizes))
+        self._claim(requests.transfer(self.small_edges), self._parent, next_queue)
+        self.comm.allreduce(counters[FRONTIER_SIZE:FRONTIER_EDGES + 1], "sum",
+                            out=state[SMALL_GLOBAL_SIZE:SMALL_GLOBAL_EDGES + 1])
 
     def _to_input_labels(self, parent, input_root):
         """The parents of the rank's block under the input's labels (a new array)."""
@@ -197,25 +287,26 @@ class DistributedDirectionOptimizingBFS:
             timer.start("exchange_seconds")
             received = requests.exchange(frontier_edges)  # no rank claims more vertices than the frontier has edges
             timer.start("compute_seconds")
-            self._claim(received, parent)
+            self._claim(received, parent, self._next_queue)
         counts = self._counters.read()
         rest = requests.rest() if requests is not None else None
         if rest is not None:  # claims past the blind part: the level's second round trip
             timer.start("exchange_seconds")
-            self._claim(rest, parent)
+            self._claim(rest, parent, self._next_queue)
             counts = self._counters.read()
             timer.start("compute_seconds")
         self._queue, self._next_queue = self._next_queue, self._queue
         return counts
 
-    def _claim(self, received, parent):
-        """The owner's claims of the vertices other ranks claimed for it (a `requests.Received`, or None)."""
+    def _claim(self, received, parent, next_queue):
+        """The owner's claims of the vertices other ranks claimed for it (a `requests.Received`, or None), queued
+        in ``next_queue``."""
         if received is None or not received.items:
             return
         claim = runtime.kernel("bfs", "claim_requests")
         claim((runtime.persistent_blocks(claim, THREADS, received.items),), (THREADS,),
               (*received.arguments, i64(self.graph.first_vertex), self.graph.offsets, u32(HUB_DEGREE), self._visited,
-               parent, self._next_queue, self._counters.device))
+               parent, next_queue, self._counters.device))
 
     def _bottom_up_level(self, frontier, next_frontier, parent, timer):
         """Scan the block's unvisited vertices against ``frontier``; the next frontier, allgathered."""

@@ -95,27 +95,40 @@ class OwnerRequests:
         """Every staging word back to ``initial``."""
         self.staging.fill(self.initial)
 
+    @property
+    def send_buffers(self):
+        """``(vertices, values, sizes)``: the send buffers (rank r's segment from ``r * blocks.block``) and the
+        sizes sent to each rank then received from each (2 P words), for a kernel that places its requests
+        itself (`transfer` then sends them)."""
+        return (*self._sent, self._sizes)
+
     def exchange(self, bound):
         """Send the touched vertices to their owners: enqueued, no host round trip. ``bound``: at most that many
         requests go to any one rank (the same on every rank; the edges the step relaxed, say). Returns the
         `Received` blind part (valid until the next exchange), or None where ``bound`` is 0; ``touched`` is
         cleared. After it the caller reads its counters and calls `rest`."""
-        size, rank = self.comm.size, self.comm.rank
         stream = cupy.cuda.get_current_stream()
         cupy.cuda.runtime.memsetAsync(self._sizes.data.ptr, 0, self._sizes.nbytes, stream.ptr)
         self._send((self._grid,), (THREADS,),
                    (self.touched, i64(self._num_words), i64(self._block), self.staging, *self._sent, self._sizes))
-        width = min(self.capacity, int(bound))
+        return self.transfer(min(self.capacity, int(bound)))
+
+    def transfer(self, width):
+        """The blind exchange of what the send buffers hold: each rank's size and the first ``width`` (at most
+        ``capacity``, the same on every rank) requests of its segment; enqueued. The `Received` blind part, or
+        None where ``width`` is 0."""
+        size, rank = self.comm.size, self.comm.rank
         self._blind_sent = np.minimum(width, self._block_counts)
         self._blind_sent[rank] = 0
         self._blind_received = min(width, int(self._block_counts[rank]))
         if not width:
             return None
-        ones, ranks = np.ones(size, dtype=np.int64), np.arange(size, dtype=np.int64)
+        others, ranks = np.ones(size, dtype=np.int64), np.arange(size, dtype=np.int64)
+        others[rank] = 0  # a rank sends itself nothing: its size stays 0
         receive = np.full(size, self._blind_received, dtype=np.int64)
         receive[rank] = 0
         with self.comm.group():
-            self.comm.alltoallv((self._sizes[:size],), ones, ones, out=(self._sizes[size:],),
+            self.comm.alltoallv((self._sizes[:size],), others, others, out=(self._sizes[size:],),
                                 send_displacements=ranks, receive_displacements=ranks)
             self.comm.alltoallv(self._sent, self._blind_sent, receive, out=self._blind,
                                 send_displacements=self._segments, receive_displacements=ranks * self._blind_received)
