@@ -23,7 +23,10 @@ A level is:
 
 A switch to bottom-up turns the queue into the block's frontier words and
 allgathers them; a switch back turns the block's words into a queue. The
-direction follows the one-GPU rule (`bfs.beamer_direction`) on global counts:
+direction follows the one-GPU rule (`bfs.beamer_direction`) on global counts,
+the frontier's edges taken as P times the most one rank holds where that is
+more (a top-down level lasts as long as its busiest rank: a hub's rows are
+one rank's):
 each level ends with one read of the rank's counters and one MPI allreduce of
 its frontier's size and edges. A top-down level's claims travel with their
 counts (`requests.OwnerRequests`: a blind part of a fixed size, no round
@@ -166,14 +169,16 @@ class DistributedDirectionOptimizingBFS:
               (i32(root), runtime.pointer_or_null(graph.new_label), i64(graph.first_vertex), i64(graph.num_local),
                i64(0 if renumbered else graph.num_local), i32(self._visited.shape[0]), self._never_searched,
                graph.offsets, u32(HUB_DEGREE), parent, self._visited, self._queue, self._counters.device))
-        size, edges = self._global_counts(self._counters.read())[:2]
+        size, edges, busiest = self._global_counts(self._counters.read())[:3]
         unexplored = self._num_edges - edges
         direction, previous_size, level = TOP_DOWN, 0, 0
         frontier = None  # the whole frontier bitmap, while the last level was bottom-up
         self.trace = []
         while size:
-            wanted = beamer_direction(direction, size, edges, unexplored, previous_size, graph.num_vertices,
-                                      self.alpha, self.beta, self._min_bottom_up_frontier)
+            # a top-down level takes as long as its busiest rank: the rule weighs the frontier's edges so
+            wanted = beamer_direction(direction, size, max(edges, self.comm.size * busiest), unexplored,
+                                      previous_size, graph.num_vertices, self.alpha, self.beta,
+                                      self._min_bottom_up_frontier)
             timer = runtime.PhaseTimer(self.record_trace)
             timer.start("compute_seconds")
             if wanted == BOTTOM_UP and direction == TOP_DOWN:
@@ -184,6 +189,7 @@ class DistributedDirectionOptimizingBFS:
             if direction == TOP_DOWN and self._small_graphs and size <= SMALL_FRONTIER and edges <= self.small_edges:
                 previous_size = size
                 levels, size, edges, unexplored = self._small_levels(size, edges, unexplored)
+                busiest = 0  # not summed on the device: the rule weighs the frontier's edges as they are
                 if self.record_trace:
                     self.trace.append({"direction": direction, "frontier": previous_size, "discovered": size,
                                        "scanned_edges": 0, **self._phase_seconds(timer)})
@@ -197,7 +203,7 @@ class DistributedDirectionOptimizingBFS:
                 frontier = self._bottom_up_level(frontier, self._frontiers[level % 2], parent, timer)
                 counts = self._counters.read()
             previous_size = size
-            size, edges, scanned_edges = self._global_counts(counts)
+            size, edges, busiest, scanned_edges = self._global_counts(counts)
             unexplored -= edges
             if self.record_trace:
                 self.trace.append({"direction": direction, "frontier": previous_size, "discovered": size,
@@ -268,9 +274,14 @@ class DistributedDirectionOptimizingBFS:
                                        graph.num_local, self._filled_vertices, input_root, graph.first_vertex)
 
     def _global_counts(self, counts):
-        """The next frontier's size and edges and the edges scanned, summed over the ranks (Python ints)."""
-        local = np.array([counts[FRONTIER_SIZE], counts[FRONTIER_EDGES], counts[SCANNED_EDGES]], dtype=np.int64)
-        return [int(total) for total in self.comm.allreduce(local, "sum")]
+        """``(size, edges, busiest, scanned)``: the next frontier's size and edges summed over the ranks, the most
+        of its edges one rank holds, and the edges scanned (Python ints; one allreduce)."""
+        comm = self.comm
+        local = np.zeros(3 + comm.size, dtype=np.int64)
+        local[:3] = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES], counts[SCANNED_EDGES]
+        local[3 + comm.rank] = counts[FRONTIER_EDGES]  # every rank's edges, each in its own place
+        total = comm.allreduce(local, "sum")
+        return int(total[0]), int(total[1]), int(total[3:].max()), int(total[2])
 
     def _block_slice(self):
         return slice(self._first_word, self._first_word + self._block_words)
