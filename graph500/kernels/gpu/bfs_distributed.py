@@ -60,8 +60,10 @@ requests' touched bitmap and staged parents (W words, N int32) and their
 buffers (8 bytes a pair, grown to the largest exchange); two captured CUDA
 graphs.
 
-Tunables: ``alpha``, ``beta``, ``gamma``, ``short_scan``, ``row_copy`` (as
-the one-GPU kernel's); ``small_edges`` (SMALL_LEVEL_EDGES, the requests'
+Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than on one GPU,
+where a top-down level's claims must cross to their owners; the fastest of
+30, 300 and 1000 on two GPUs), ``beta``, ``gamma``, ``short_scan``,
+``row_copy`` (as the one-GPU kernel's); ``small_edges`` (SMALL_LEVEL_EDGES, the requests'
 blind capacity, 2^16: the most edges of a captured level, so that no claims
 overflow its blind part); ``graph_levels`` (GRAPH_LEVELS 4: captured levels
 launched per read; one that does not run still exchanges its empty blind
@@ -74,7 +76,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.gpu import requests, runtime
-from graph500.kernels.gpu.bfs import (ALPHA, BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
+from graph500.kernels.gpu.bfs import (BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
                                       NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, SMALL_FRONTIER, THREADS, TOP_DOWN,
                                       beamer_direction,
                                       bitmap, bottom_up_level, parents_to_input_labels, queue_to_bitmap, sorted_queue,
@@ -86,6 +88,7 @@ from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
 from graph500.kernels.graph import PartitionedGraph, whole_graph_part
 
 
+SEVERAL_ALPHA = 300.0  # the switch to bottom-up on several GPUs (the one-GPU kernel's ALPHA is 30)
 SMALL_LEVEL_EDGES = requests.BLIND_CAPACITY
 GRAPH_LEVELS = 4
 # bfs.cu's small-level state
@@ -110,7 +113,7 @@ class DistributedDirectionOptimizingBFS:
     backend = "gpu"
     distributed = True
 
-    def __init__(self, graph, *, alpha=ALPHA, beta=BETA, gamma=GAMMA, short_scan=SHORT_SCAN, row_copy=True,
+    def __init__(self, graph, *, alpha=SEVERAL_ALPHA, beta=BETA, gamma=GAMMA, short_scan=SHORT_SCAN, row_copy=True,
                  small_edges=SMALL_LEVEL_EDGES, graph_levels=GRAPH_LEVELS, trace=False):
         self.graph = graph = device_part(graph, self.name)
         self.comm = comm = graph.comm
