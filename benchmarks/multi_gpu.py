@@ -105,12 +105,14 @@ def measure(args):
     sssp = sssp_class(graph)
     seconds = defaultdict(list)
     levels = defaultdict(list)
+    traces = []
     for root in map(int, roots):
         for name, kernel in (("bfs", bfs), ("sssp", sssp)):
             kernel.record_trace = False
             seconds[name].append(timed_search(comm, kernel.search, root))
         bfs.record_trace = True
         bfs.search(root)
+        traces.append(bfs.trace)
         for depth, level in enumerate(bfs.trace):
             levels[depth].append(level)
     sssp.record_trace = True
@@ -128,6 +130,7 @@ def measure(args):
                     *(1e3 * float(np.median([entry.get(key, 0.0) for entry in entries]))
                       for key in ("seconds", "compute_seconds", "exchange_seconds"))]
                    for depth, entries in sorted(levels.items())],
+        "bfs_traces": traces,  # every key's traced levels
         "sssp_phases": {key: value for key, value in sssp.summary.items()},
         "bitmap_allgather_ms": None if exchange is None else 1e3 * exchange,
     }

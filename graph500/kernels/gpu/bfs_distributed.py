@@ -184,6 +184,7 @@ class DistributedDirectionOptimizingBFS:
                                       self._min_bottom_up_frontier)
             timer = runtime.PhaseTimer(self.record_trace)
             timer.start("compute_seconds")
+            expanded = {"frontier": size, "frontier_edges": edges, "busiest_edges": busiest}  # for the trace
             if wanted == BOTTOM_UP and direction == TOP_DOWN:
                 frontier = self._queue_to_frontier(self._frontiers[(level + 1) % 2], timer)
             elif wanted == TOP_DOWN and direction == BOTTOM_UP:
@@ -194,8 +195,8 @@ class DistributedDirectionOptimizingBFS:
                 levels, size, edges, unexplored = self._small_levels(size, edges, unexplored)
                 busiest = 0  # not summed on the device: the rule weighs the frontier's edges as they are
                 if self.record_trace:
-                    self.trace.append({"direction": direction, "frontier": previous_size, "discovered": size,
-                                       "scanned_edges": 0, **self._phase_seconds(timer)})
+                    self.trace.append({"direction": direction, **expanded, "discovered": size, "scanned_edges": 0,
+                                       **self._phase_seconds(timer)})
                 level += levels
                 continue
             local_size, local_edges = (int(self._counters.host[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES))
@@ -209,7 +210,7 @@ class DistributedDirectionOptimizingBFS:
             size, edges, busiest, scanned_edges = self._global_counts(counts)
             unexplored -= edges
             if self.record_trace:
-                self.trace.append({"direction": direction, "frontier": previous_size, "discovered": size,
+                self.trace.append({"direction": direction, **expanded, "discovered": size,
                                    "scanned_edges": scanned_edges, **self._phase_seconds(timer)})
             level += 1
         return self._to_input_labels(parent, root) if renumbered else parent
