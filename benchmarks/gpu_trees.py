@@ -3,9 +3,9 @@
     PYTHONPATH=. python benchmarks/gpu_trees.py --baseline DIR [--candidate .] [--pairs 3] -- [gpu.py's options]
 
 A change to a kernel's code (not a tunable, which ``gpu_variants.py``
-compares in one process) is measured by running this checkout's
-``benchmarks/gpu.py``, in a fresh process each time, with ``graph500``
-imported from the baseline tree (e.g. ``git worktree add /tmp/base HEAD~1``,
+compares in one process) is measured by running each tree's own
+``benchmarks/gpu.py`` (this checkout's where a tree has none), in a fresh
+process each time, with ``graph500`` imported from the baseline tree (e.g. ``git worktree add /tmp/base HEAD~1``,
 or ``git archive`` of a commit unpacked somewhere) and from the candidate
 tree, alternately, ``--pairs`` times. Each process generates and builds the
 graph and validates every search, as gpu.py does. Printed per SCALE and
@@ -28,10 +28,16 @@ from tabulate import tabulate
 GPU_SCRIPT = Path(__file__).with_name("gpu.py")
 
 
+def gpu_script(tree):
+    """The tree's own ``benchmarks/gpu.py`` (it imports that tree's names), else this checkout's."""
+    own = Path(tree) / "benchmarks" / "gpu.py"
+    return own if own.exists() else GPU_SCRIPT
+
+
 def run_gpu_script(tree, options, output):
     """gpu.py's rows with ``graph500`` imported from ``tree``: ``{(scale, kernel): harmonic-mean TEPS}``."""
     environment = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
-    subprocess.run([sys.executable, str(GPU_SCRIPT), *options, "--json", str(output)], env=environment,
+    subprocess.run([sys.executable, str(gpu_script(tree)), *options, "--json", str(output)], env=environment,
                    check=True, stdout=subprocess.DEVNULL)
     rows = json.loads(Path(output).read_text())["rows"]
     return {(row["scale"], row["kernel"]): row["harmonic_mean_teps"] for row in rows}
