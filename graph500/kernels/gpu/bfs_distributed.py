@@ -1,75 +1,35 @@
 """Kernel 2, ``gpu-distributed-direction-optimizing``: direction-optimizing BFS over the GPUs of P ranks.
 
-Algorithm: Beamer, Asanovic and Patterson's direction-optimizing BFS (SC
-2012) on the 1D vertex partition of Buluç and Madduri (SC 2011), with the
-replicated frontier bitmap of Yasui, Fujisawa and Sato (Graph500 2013-2014).
-It is the one-GPU BFS (`graph500.kernels.gpu.bfs`, the same ``bfs.cu``
-kernels) on a rank's block plus an exchange. Rank r owns a block of vertices
-(`graph500.partition.VertexBlocks`, whole 64-bit words) and their CSR rows,
-neighbours under global labels (`graph500.kernels.graph.PartitionedGraph`).
-A level is:
+Algorithm: Beamer, Asanovic, Patterson's direction-optimizing BFS (SC 2012)
+on the 1D partition of Buluc and Madduri (SC 2011) with a replicated
+frontier bitmap (Yasui, Fujisawa, Sato, Graph500 2013-2014): the one-GPU
+BFS (`graph500.kernels.gpu.bfs`, the same ``bfs.cu`` kernels) on a rank's
+block of vertices and rows plus an exchange. Top-down, a claim of another
+block's vertex goes to its owner (`requests.OwnerRequests`: no round trip of
+its own), who claims it; bottom-up, each rank scans its block against the
+whole frontier, then the ranks allgather their blocks of the next one. The
+direction: the one-GPU rule on global counts, the frontier's edges taken as
+P times the most one rank holds where that is more (a top-down level lasts
+as long as its busiest rank); one counter read and one MPI allreduce a
+level. Small top-down levels run as captured CUDA graphs, decided on the
+device, several a read. Parents are global labels written by the child's
+owner; P = 1 is the one-GPU search without its degree ordering.
+`docs/multi-gpu.md` has the details and the costs.
 
-- top-down: the rank expands its frontier queue (its own vertices) with the
-  one-GPU ``top_down_expand``; a neighbour of its block is claimed and
-  queued there, one of another block is claimed in the rank's copy of the
-  visited bitmap and sent to its owner with its parent
-  (`graph500.kernels.gpu.requests`: once per vertex and rank, grouped by
-  owner); the owner claims what it receives (``claim_requests``: the first
-  claim of an unvisited vertex wins) into the same next queue.
-- bottom-up: the rank scans its unvisited vertices against the whole
-  frontier bitmap (``bottom_up_scan`` and ``bottom_up_long`` on its block's
-  words), then the ranks allgather their blocks of the next frontier (a
-  gathered array through NCCL) and OR it into their visited bitmaps.
+Data structures per GPU (N vertices, W = N / 32 words, n owned): the rows
+(and their copy in neighbour order with ``row_copy``), strongest neighbours
+(int32, n); bitmaps visited, never-searched and two frontiers (W words
+each); two queues (int32, n), prefix sums (uint64, n), parents (int32, n);
+the requests' touched bitmap, staging (N words) and buffers; two CUDA graphs.
 
-A switch to bottom-up turns the queue into the block's frontier words and
-allgathers them; a switch back turns the block's words into a queue. The
-direction follows the one-GPU rule (`bfs.beamer_direction`) on global counts,
-the frontier's edges taken as P times the most one rank holds where that is
-more (a top-down level lasts as long as its busiest rank: a hub's rows are
-one rank's):
-each level ends with one read of the rank's counters and one MPI allreduce of
-its frontier's size and edges. A top-down level's claims travel with their
-counts (`requests.OwnerRequests`: a blind part of a fixed size, no round
-trip); a level with more claims for one owner than that part holds reads the
-counters twice. A top-down frontier of at most SMALL_FRONTIER vertices and
-``small_edges`` edges runs as captured CUDA graphs, one level each, launched
-``graph_levels`` at a time before one read: the level's kernels, its blind
-exchange and an NCCL allreduce of the next frontier's counts, and whether a
-level runs (the frontier still small, the rule still top-down) decided on
-the device (``small_level_decide``), so the host neither waits nor calls
-Python per level. Only the rank's own block of
-visited must be exact: the other blocks' bits only spare requests, so a
-top-down level that follows a top-down level publishes nothing.
-
-Parents are global labels, written only by the owner of the child: a rank's
-output is the int32 parents of its block, -1 where unreached. The scan tests
-each vertex's strongest neighbour first (by every vertex's degree,
-allgathered at construction), and searches its own copy of the rows in
-neighbour order when the SSSP sorts the graph's by weight (``row_copy``), as
-on one GPU. At P = 1 (a whole graph, a one-rank communicator) no vertex is
-remote and this is the one-GPU search without its degree ordering and
-one-block levels.
-
-Data structures per GPU (N vertices, W = N / 32 words, n owned vertices, m
-row entries): the rows (8 bytes per entry and per owned vertex, 4 more per
-entry with ``row_copy``), each owned vertex's strongest neighbour (int32);
-bitmaps visited and never-searched (W words each), the two frontier
-bitmaps (gathered arrays: W words each); the frontier queues (int32, n
-each); prefix sums (uint64, n); the parents (int32, n, the output); the
-requests' touched bitmap and staged parents (W words, N int32) and their
-buffers (8 bytes a pair, grown to the largest exchange); two captured CUDA
-graphs.
-
-Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than on one GPU,
-where a top-down level's claims must cross to their owners; the fastest of
-30, 300 and 1000 on two GPUs), ``beta``, ``gamma``, ``short_scan``,
-``row_copy`` (as the one-GPU kernel's); ``small_edges`` (SMALL_LEVEL_EDGES, the requests'
-blind capacity, 2^16: the most edges of a captured level, so that no claims
-overflow its blind part); ``graph_levels`` (GRAPH_LEVELS 4: captured levels
-launched per read; one that does not run still exchanges its empty blind
-part); ``trace`` (per level: its direction, frontier, seconds, and the
-seconds of its compute and of its exchanges, from CUDA events on the stream;
-a captured level is all compute, one launched per read; off for timed runs).
+Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than one GPU's 30,
+the fastest of 30, 300, 1000 on two GPUs); ``beta``, ``gamma``,
+``short_scan``, ``row_copy`` (the one-GPU kernel's); ``small_edges``
+(SMALL_LEVEL_EDGES 2^16, the requests' blind capacity: a captured level's
+claims always fit it); ``graph_levels`` (GRAPH_LEVELS 4: captured levels
+launched per read; one that does not run still costs its empty exchange);
+``trace`` (per level: direction, frontier, its edges and the most one rank
+holds, seconds of compute and exchange from CUDA events; off when timed).
 """
 
 import numpy as np
@@ -78,9 +38,8 @@ from graph500.kernels import register
 from graph500.kernels.gpu import requests, runtime
 from graph500.kernels.gpu.bfs import (BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
                                       NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, SMALL_FRONTIER, THREADS, TOP_DOWN,
-                                      beamer_direction,
-                                      bitmap, bottom_up_level, parents_to_input_labels, queue_to_bitmap, sorted_queue,
-                                      strongest_neighbours, top_down_expand)
+                                      beamer_direction, bitmap, bottom_up_level, parents_to_input_labels,
+                                      queue_to_bitmap, sorted_queue, strongest_neighbours, top_down_expand)
 from graph500.kernels.gpu.build import filled_vertices
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.requests import OwnerRequests
