@@ -128,21 +128,20 @@ def memory_phases(scale, edgefactor, num_ranks):
     """Host bytes of one rank at its peaks, with the runtime and its slice of the tuples (20 bytes a tuple):
     ``exchange`` (the tuples sent, about (2 - 1/P) times the slice, and as many received: 12 bytes each with
     int32 labels),
-    ``construction`` (the received tuples, their labels widened to int64 by the builder, and the builder's
-    typical scratch for the rank's rows), ``validation set-up`` (the rows, the SSSP's and the BFS's copies: 8 + 8
-    + 4 bytes an entry of about 2M / P; the kernels' arrays; the validator's). Resident memory measured at P = 4,
-    SCALE 22, on the largest rank: exchange 1.19, construction 1.84, validation set-up 1.51 GiB."""
+    ``construction`` (the received tuples, which the builder reads as they are, and its typical scratch for the
+    rank's rows), ``validation set-up`` (the rows, the SSSP's and the BFS's copies: 8 + 8 + 4 bytes an entry of
+    about 2M / P; the kernels' arrays; the validator's). Resident memory measured at P = 4, SCALE 22, on the
+    largest rank: exchange 1.18, construction 1.38, validation set-up 1.51 GiB."""
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
     sent = slice_tuples * (2 * num_ranks - 1) // num_ranks
     label_bytes = neighbor_dtype(num_vertices).itemsize
     sent_bytes = 2 * label_bytes + 4  # a tuple on the wire: its labels and weight
-    widened = 2 * 8 if label_bytes < 8 else 0  # the builder's int64 copies of int32 labels
     held = RUNTIME_BYTES + slice_tuples * 20
     entries = 2 * slice_tuples
     return {"exchange": held + 2 * sent * sent_bytes,
-            "construction": held + sent * (sent_bytes + widened)
+            "construction": held + sent * sent_bytes
             + build_memory_bytes(slice_tuples, owned, True, bound=False),  # the rows of the rank's block
             "validation set-up": held + entries * (8 + 8 + 4) + owned * KERNEL_OWNED_BYTES
             + num_vertices * (KERNEL_VERTEX_BYTES + VALIDATION_VERTEX_BYTES) + slice_tuples * VALIDATION_TUPLE_BYTES}

@@ -154,8 +154,11 @@ def _checked_inputs(src, dst, num_vertices, weights):
     num_vertices = operator.index(num_vertices)
     if num_vertices < 0:
         raise ValueError(f"num_vertices must be >= 0, got {num_vertices}")
-    src = np.ascontiguousarray(src, dtype=np.int64)
-    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    # int32 labels as they come (a rank's received tuples): the kernels read either type, and an int64 copy of
+    # each would be 16 bytes more a tuple at the builder's peak
+    label_dtype = np.int32 if np.asarray(src).dtype == np.asarray(dst).dtype == np.int32 else np.int64
+    src = np.ascontiguousarray(src, dtype=label_dtype)
+    dst = np.ascontiguousarray(dst, dtype=label_dtype)
     if src.ndim != 1 or src.shape != dst.shape:
         raise ValueError(f"src and dst must be 1-D of equal length, got shapes {src.shape} and {dst.shape}")
     if weights is None:
