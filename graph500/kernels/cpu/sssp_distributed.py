@@ -68,15 +68,18 @@ PARALLEL_ENTRIES = 1 << 12  # so is taking a bin of at least this many entries, 
 # ---------------------------------------------------------------- relaxation
 
 @numba.njit(cache=True)
-def _relax_rows(sources, begin, end, part, bounds, columns, weights, first_vertex, order, state, distance_bits,
-                ghost_sent,
-                improved_vertex, improved_word, request_ghost, request_word, request_count):
+def _relax_rows(sources, begin, end, part, rows, vertices, improved_out, requests, request_count):
     """Relax, from each source's state, its local and remote entries of the light (part 0) or heavy (part 2)
     half of its row, for the sources from ``begin`` until ``improved_vertex`` could overflow (at least one).
     A local improvement is stored and appended to ``improved``; a remote one is appended as a request when
-    below what was sent to the ghost before. Plain arrays, not the rank's state: this is the hot loop.
+    below what was sent to the ghost before. Tuples of plain arrays (`_hot_arrays`), not the rank's state:
+    this is the hot loop.
 
     Returns (next source, improvements, requests, edges examined)."""
+    bounds, columns, weights, first_vertex, order = rows
+    state, distance_bits, ghost_sent = vertices
+    improved_vertex, improved_word = improved_out
+    request_ghost, request_word = requests
     limit = improved_vertex.shape[0]
     improved = 0
     examined = 0
@@ -124,6 +127,13 @@ def _relax_rows(sources, begin, end, part, bounds, columns, weights, first_verte
 
 
 @numba.njit(cache=True)
+def _hot_arrays(rs):
+    """``(rows, vertices, requests)``: the rank's arrays that `_relax_rows` reads and writes, as its tuples."""
+    return ((rs.bounds, rs.columns, rs.weights, rs.first_vertex, rs.order), (rs.state, rs.distance_bits, rs.ghost_sent),
+            (rs.request_ghost, rs.request_word))
+
+
+@numba.njit(cache=True)
 def _relax(rs, sources, count, part):
     """Relax the light or heavy half of the rows of ``sources[:count]`` in chunks, each chunk's improvements
     binned after it (shared by the threads from ``parallel_edges`` edges on); returns the edges examined."""
@@ -135,11 +145,10 @@ def _relax(rs, sources, count, part):
     i = 0
     while i < count:
         _reserve_requests(rs, rs.improved_vertex.shape[0])
-        i, improved, rs.request_count, edges = _relax_rows(
-            sources, i, count, part, rs.bounds, rs.columns, rs.weights, rs.first_vertex, rs.order, rs.state,
-            rs.distance_bits,
-            rs.ghost_sent, rs.improved_vertex, rs.improved_word, rs.request_ghost, rs.request_word,
-            rs.request_count)
+        rows, vertices, requests = _hot_arrays(rs)  # after the reservation, which may grow the requests
+        i, improved, rs.request_count, edges = _relax_rows(sources, i, count, part, rows, vertices,
+                                                           (rs.improved_vertex, rs.improved_word), requests,
+                                                           rs.request_count)
         _bin_improved(rs, rs.improved_vertex, rs.improved_word, improved, rs.first_leaf)
         examined += edges
     return examined
@@ -164,15 +173,16 @@ def _relax_task_chunks(sources, task_next, task_end, part, bounds, columns, weig
     """One chunk of each task's sources (``task_next[t]`` to ``task_end[t]``), relaxed by `_relax_rows` in
     parallel: task t's improvements in its row of ``task_vertex``/``task_word`` (``task_improved[t]``), its
     requests from ``request_base + t * chunk`` to ``task_requests[t]``. The threads race on the states, the
-    distance bits and the ghosts' smallest sent distances: `_settle_task_chunks` repairs them."""
+    distance bits and the ghosts' smallest sent distances: `_settle_task_chunks` repairs them. Plain arrays: a
+    parallel loop handed tuples of arrays crashed."""
     chunk = task_vertex.shape[1]
     for task in numba.prange(task_next.shape[0]):
         first_request = request_base + task * chunk
         task_improved[task], task_requests[task], task_examined[task] = 0, first_request, 0
         if task_next[task] < task_end[task]:
             task_next[task], task_improved[task], task_requests[task], task_examined[task] = _relax_rows(
-                sources, task_next[task], task_end[task], part, bounds, columns, weights, first_vertex, order, state,
-                distance_bits, ghost_sent, task_vertex[task], task_word[task], request_ghost, request_word,
+                sources, task_next[task], task_end[task], part, (bounds, columns, weights, first_vertex, order),
+                (state, distance_bits, ghost_sent), (task_vertex[task], task_word[task]), (request_ghost, request_word),
                 first_request)
 
 
