@@ -1,54 +1,31 @@
 """Kernel 2, ``bottom-up``: level-synchronous BFS where the unvisited vertices look for a parent.
 
 Algorithm: the bottom-up step of Beamer, Asanovic and Patterson,
-"Direction-Optimizing Breadth-First Search" (SC 2012), run at every level.
-Each unvisited vertex ``v`` scans its neighbours and stops at the first one
-that is in the frontier, which becomes its parent. The frontier is a bitmap;
-the vertices found go into a separate next-frontier bitmap, so a level never
-reads what it writes. Each thread owns a contiguous range of bitmap words
-(64 vertices each), cut so that the ranges have equal edge counts: a thread
-writes only its own vertices' parents and its own words, so no atomic
-operation is needed.
+"Direction-Optimizing Breadth-First Search" (SC 2012), run at every level:
+each unvisited vertex scans its neighbours and takes the first one in the
+frontier as its parent. Frontier and next frontier are separate bitmaps, so
+a level never reads what it writes; each thread owns a contiguous range of
+bitmap words, so no atomic is needed. Alone it wastes the first levels
+(almost every vertex scans its whole row); the direction-optimizing kernel
+uses it for the large middle levels.
 
-Alone, bottom-up wastes work on the first levels, where almost every vertex
-scans its whole adjacency list without finding a parent; it is the step the
-direction-optimizing kernel uses for the large middle levels.
+Data structures: CSR relabelled by decreasing degree (`reorder`: hubs first
+in every row); ``parent`` (`frontier.Parents`, written under the original
+labels, -1 unvisited); uint64-word bitmaps of the frontier, the next
+frontier and the visited vertices (those without edges set from the start);
+each row's first neighbour in an array of its own (4 bytes a vertex, read in
+vertex order: the row is read only when it is not in the frontier); the
+expected work before each word, which cuts the threads' ranges, a vertex's
+work taken as 1 + min(degree, SCAN_EDGES_PER_VERTEX) (cutting by edges would
+give one thread the hubs, found at once, and another all the rest).
 
-Data structures: CSR, relabelled by decreasing degree (`reorder`: hubs first
-in every row, so the first neighbour checked is the likeliest parent);
-``parent`` (`frontier.Parents`: indexed by the graph's labels, each parent
-written under the original labels, -1 unvisited); bitmaps (uint64 words) of
-the frontier, the next frontier and the visited vertices. Built once per
-graph (kernel 1): the relabelled graph, the visited bitmap's starting value,
-with the vertices that have no edge already set (they are never scanned),
-and the expected work before each word, which cuts the threads' ranges. A
-vertex's work is taken as 1 + min(degree, ``SCAN_EDGES_PER_VERTEX``): most
-vertices find a parent among their first neighbours, so cutting by edges
-would give one thread the hubs (few vertices, many edges, found at once) and
-the other all the rest; at SCALE 20 on 2 threads cutting by this work made
-direction-optimizing searches 1.4x faster. This kernel alone spends its time
-in the first levels, where the frontier is small and most vertices scan
-their whole list: it cuts by edges (``FULL_SCAN``).
-
-First neighbours: most vertices find their parent at the first neighbour
-they check (the largest hub of their row), and reading it from the row
-costs a cache line of the row array per vertex, most of it unused. Each
-row's first neighbour is therefore also kept in an array of its own (4
-bytes a vertex with int32 labels, read in vertex order), and the row is
-read only when that neighbour is not in the frontier. Where memory
-bandwidth is shared by many scanning cores it pays: 16 ranks of one thread
-on the 16-core host, SCALE 24, 8 keys, 4 interleaved rounds
-(`benchmarks/distributed_sweep.py`): 1.03e10 against 8.94e9 TEPS (1.15x);
-2 ranks on the 2-core machine, SCALE 20, 5 rounds: 1.18x. In one process
-it is neutral: SCALE 22, 16 threads on that host, 0.998x without it
-(0.985-1.015x, 5 rounds of 16 keys); SCALE 20, 2 threads, 1.01x.
-
-Tunables: ``SCAN_EDGES_PER_VERTEX`` (4: from 1 to 4 measured alike, 16 as
-bad as cutting by edges); ``first_neighbors`` (``FIRST_NEIGHBORS``, True:
-see above); ``reorder`` (default True) for a graph built with
-its original labels: True renumbers it by degree, False keeps the labels. A
-graph from the CPU backend's kernel 1 is degree-ordered already and taken as
-it is.
+Tunables: ``SCAN_EDGES_PER_VERTEX`` (4: 1 to 4 measured alike, 16 as bad as
+cutting by edges; this kernel alone cuts by edges, ``FULL_SCAN``, since it
+spends its time in the first levels); ``first_neighbors``
+(``FIRST_NEIGHBORS``, True: 1.15x with 16 ranks of one thread, neutral in
+one process); ``reorder`` (True renumbers a graph built with its original
+labels by degree; the CPU backend's kernel 1 gives a degree-ordered graph,
+taken as it is). Measurements: docs/kernels/cpu-bfs-bottom-up.md.
 """
 
 import time

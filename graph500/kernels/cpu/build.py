@@ -1,60 +1,36 @@
 """Kernel 1 on the CPU: build the undirected CSR graph from the edge tuples.
 
 Semantics: every tuple (u, v) with u != v gives the directed entries u->v and
-v->u; self-loops are dropped; of duplicate entries one is kept, with the
-minimum weight; every row is sorted by neighbour. The result is canonical:
-any correct builder (the GPU's sort-based one included) yields the same arrays.
-Optionally the vertices are renamed on the way (``rename``, a function of
-the entries per row: the degree ordering of `reorder`): the graph comes out
-renumbered, rows sorted by new label, for one lookup per entry.
+v->u; self-loops are dropped; of duplicates one is kept, with the minimum
+weight; every row is sorted by neighbour. The result is canonical: the GPU's
+builder yields the same arrays. ``rename`` (a function of the entries per
+row: `reorder`'s degree ordering) renumbers the graph on the way.
 
-Algorithm: bucket partition, then a radix sort inside each bucket, parallel
-with Numba. A bucket is a contiguous range of ``2^bucket_shift`` vertices.
-
-1. Count. The tuples are cut into chunks, one Numba task each. Each chunk
-   counts its directed entries per bucket of their row, in its own row of a
-   (chunk, bucket) histogram: no atomics.
-2. Scatter. Prefix sums over the histogram, bucket-major, give every chunk a
-   private write cursor inside every bucket's region; the chunk writes each
-   entry there as a 64-bit key and its row, counted from the bucket's first
-   row (16 bits while a bucket spans at most 2^16 rows, else 32). The key is
-   ``neighbor << 32 | bits(weight)`` (``neighbor`` when unweighted): for
-   non-negative float32 the bit patterns order like the values, so among keys
-   with the same neighbour the smallest holds the minimum weight.
-3. Row counts, parallel over buckets: the entries of every row (a histogram
-   of the bucket's rows, in cache). With ``rename``, the new labels are made
-   from them here.
-4. Sort, parallel over buckets: LSD radix sort of the bucket by (row,
-   neighbour), the neighbours renamed first; counting-sort passes over the
-   neighbour's digits (``MAX_RADIX_BITS`` bits or fewer), then one by row
-   that reads backwards and keeps of every (row, neighbour) run the
-   smallest key; each row's kept count goes into ``offsets``.
-5. Gather. A prefix sum of the kept counts gives ``offsets``; each bucket's
-   rows are copied, in parallel over buckets, to their places in the result
-   (one contiguous block per bucket without renaming), split into neighbour
-   and weight.
+Algorithm: a bucket partition (a bucket: ``2^bucket_shift`` consecutive rows),
+then a radix sort inside each bucket, parallel with Numba:
+1. Count: each chunk of tuples counts its directed entries per bucket in its
+   own row of a (chunk, bucket) histogram (no atomics).
+2. Scatter: bucket-major prefix sums give each chunk a private cursor in each
+   bucket; an entry is a 64-bit key ``neighbour << 32 | weight bits`` (float32
+   bit patterns order like the values) and its row within the bucket.
+3. Row counts per bucket (the new labels are made from them with ``rename``).
+4. Sort each bucket: LSD radix passes over the neighbour's digits, then one
+   by row keeping the smallest key of each (row, neighbour) run.
+5. Gather: offsets by a prefix sum; each bucket's rows copied into place.
 
 Data structures: ``counts[chunk, bucket]`` (int64); ``keys`` (uint64) and
-``rows`` (uint16 or uint32), one slot per directed entry, grouped by bucket;
-``row_entries`` (int64 per row); ``new_label`` in the neighbour dtype (4
-bytes per vertex while labels fit in int32); per task in step 4: one scratch
-copy of its bucket's keys and rows.
+``rows`` (uint16 or uint32) per directed entry, grouped by bucket;
+``row_entries`` (int64 a row); ``new_label`` (the neighbour dtype); per task,
+a scratch copy of its bucket. Labels come as int32 or int64 (a rank's
+received tuples stay int32). Memory beyond the inputs: at most
+``build_memory_bytes`` (48 bytes a tuple with 32-bit rows plus 24 a vertex;
+typically 32 weighted). Weighted graphs need ``num_vertices <= 2^32``.
 
-Memory beyond the inputs: at most ``build_memory_bytes`` (48 bytes per tuple with 32-bit rows, plus
-24 bytes per vertex; typically 32 weighted).
-
-Limit: weighted graphs need ``num_vertices <= 2^32`` (the neighbour takes the
-key's upper 32 bits).
-
-Tunables:
-- ``BUCKET_ENTRIES``: target directed entries per bucket. Fewer, larger
-  buckets make step 2 faster (fewer write streams), smaller ones keep step 4
-  in cache; 2^17 (about 2.5 MiB with scratch) was best at SCALE 20.
-- ``MAX_BUCKETS``: cap on the number of buckets (bounds the histogram and the
-  write streams of step 2 on large graphs).
-- ``CHUNKS_PER_THREAD``: chunks per Numba thread in steps 1 and 2.
-- ``MAX_RADIX_BITS``: widest digit of step 4 (2^11 bins stay in L1).
-The memory per step and the Numba notes: docs/kernels/cpu-build.md.
+Tunables: ``BUCKET_ENTRIES`` (2^17 directed entries a bucket: fewer, larger
+buckets speed step 2, smaller ones keep step 4 in cache; best at SCALE 20);
+``MAX_BUCKETS`` (bounds the histogram and step 2's write streams);
+``CHUNKS_PER_THREAD`` (steps 1 and 2); ``MAX_RADIX_BITS`` (2^11 bins stay in
+L1). Memory per step, Numba notes: docs/kernels/cpu-build.md.
 """
 
 import operator

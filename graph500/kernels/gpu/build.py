@@ -1,60 +1,35 @@
 """Kernel 1 on the GPU: build the undirected CSR graph from the edge tuples, on the device.
 
-Semantics are the CPU builder's (``graph500.kernels.cpu.build``) and so is the
-result, array for array: every tuple (u, v) with u != v gives the directed
-entries u->v and v->u; self-loops are dropped; duplicates are kept once, with
-the minimum weight; every row is sorted by neighbour.
+Semantics and result are the CPU builder's (``graph500.kernels.cpu.build``),
+array for array: entries u->v and v->u of every tuple with u != v, one of
+duplicates with the minimum weight, rows sorted by neighbour.
 
 Algorithm: a bucketed radix sort of 64-bit keys ``row << 32 | neighbour``
-(CUDA C++ in ``build.cu``; the sorts are CuPy's radix sort).
+(``build.cu``; the sorts are CuPy's radix sort):
+1. Count: the blocks of a persistent grid count their entries per bucket (a
+   range of rows: equal ranges, or of about equal entries when degree
+   ordered) in shared memory, one row of a (block, bucket) table each; bad
+   labels and weights are counted.
+2. Scatter: bucket-major prefix sums give each block a private cursor in
+   each bucket's region, where it writes each entry's key.
+3. Sort each bucket (at most about ``BUCKET_ENTRIES`` keys: bounded scratch,
+   under 2^31 keys a sort; the largest first, so its scratch serves the rest).
+4. Compact: per tile, the unique keys' neighbours at their ranks, and
+   ``offsets`` at every row's first entry.
+5. Weights: each tuple finds its two entries by binary search and lowers
+   their weight bits with an atomic min.
+Degree ordering (``degree_ordered``): the vertices sorted by decreasing tuple
+count first (ties by label; self-loops out, duplicates in, as on the CPU),
+every label then read through ``new_label``; the graph carries ``order`` and
+``new_label`` (int32 each). A rank's block (``build_rows``) is ordered within
+the block, numbered from its first label, so every vertex keeps its owner;
+the ranks allgather their parts of both tables.
 
-1. Count. The tuples are cut among the blocks of a persistent grid; each
-   block counts its directed entries per bucket (a range of consecutive
-   rows: equal ranges, or, when the rows' tuple counts are known (degree
-   ordering), ranges of about equal entries) in a shared-memory histogram
-   and writes its row of a (block, bucket) table. Labels out of range and
-   bad weights are counted.
-2. Scatter. Prefix sums over the table, bucket-major, give every block a
-   private cursor in every bucket's region; the block writes each entry's key
-   there (shared-memory atomics within the block, none across blocks).
-3. Sort each bucket's keys. Buckets are in row order, so the whole key array
-   is then sorted; a bucket holds at most about ``BUCKET_ENTRIES`` keys, which
-   bounds the sort's scratch memory and keeps every sort under 2^31 keys. The
-   largest bucket is sorted first: the pool's block for its scratch then
-   serves every later sort.
-4. Compact. Per tile of sorted keys, count the unique ones (first of a run of
-   equal keys); a prefix sum over tiles gives each tile's first rank; each tile
-   writes its unique neighbours at their ranks and, at every row's first
-   entry, ``offsets`` for that row and the empty rows before it.
-5. Weights (weighted graphs): every tuple finds its two entries by binary
-   search in their rows and lowers their weight bits with an atomic min
-   (non-negative float32 bit patterns order like the values).
-
-Degree ordering (``degree_ordered``, the GPU backend's kernel 1): before step
-1, each vertex's tuples are counted (self-loops left out, duplicates counted,
-as the CPU backend's degree-ordered build does) and the vertices sorted by
-decreasing count, ties in label order (one radix sort of 64-bit keys
-``~count << 32 | label``); steps 1-5 then read every label through
-``new_label``, so the graph comes out under the new labels, each row sorted
-hubs first. The graph carries ``order`` (new -> input label) and
-``new_label`` (int32 each), and the kernels translate roots and outputs
-through them (see `graph500.kernels.cpu.reorder` for why the order pays).
-A rank's block of a graph split over GPUs (``build_rows``) is ordered so
-within the block: its vertices by decreasing count, numbered from the
-block's first label, so that every vertex keeps its owner; the ranks
-allgather their parts of both tables.
-
-Memory beyond the inputs: the two label tables (8 bytes per vertex), keys
-16 bytes per tuple, one bucket's sort scratch (about ``8 * BUCKET_ENTRIES``
-bytes), the neighbours (8 bytes per tuple) and offsets (8 per vertex)
-compacted from the keys; the keys freed, the weights (8 bytes per tuple):
-at most ``build_memory_bytes`` (SCALE 24 and 26 on an H100: 2% above the
-memory pool's measured high-water mark, before degree ordering). The buckets
-share the keys about equally (by the rows' tuple counts when the graph is
-degree-ordered, whose first rows hold most keys), so no bucket's sort needs
-much more scratch than another's. The inputs may
-live in mapped host memory (the GPU backend's edge list does): the count,
-scatter and weight passes read them in place over the bus.
+Memory beyond the inputs: the label tables (8 bytes a vertex), keys (16 a
+tuple), one bucket's sort scratch, neighbours and offsets, then the weights:
+at most ``build_memory_bytes`` (2% above the pool's measured high-water mark
+at SCALE 24 and 26 on an H100). The inputs may be in mapped host memory,
+read in place over the bus.
 
 Tunables: ``BUCKET_ENTRIES`` (keys per sorted bucket), ``MAX_BUCKETS`` (bound
 on the shared-memory histogram), ``degree_ordered``.
