@@ -1,55 +1,33 @@
 """What the BFS and SSSP validators share: the graph, the parent checks, tree levels, nedge.
 
-The checks take NumPy or CuPy arrays and use `array_module` to pick the
-library, with only operations both libraries have (take, boolean scatter,
-comparisons, any/argmax, cumsum, bincount).  The Numba helpers here
-(`group_by_key`, a parallel stable counting sort that prepares the graph from
-NumPy arrays, and `chunk_start`, `chunk_count`, `earliest_per_rule`) serve
-the fused passes in `bfs` and `sssp`, which run on NumPy arrays only; the
-tree levels have a fused Numba pass of their own for NumPy arrays.
+The checks take NumPy or CuPy arrays (`array_module` picks the library; only
+operations both have). The Numba helpers here (`group_by_key`, a parallel
+stable counting sort; `chunk_start`, `chunk_count`, `earliest_per_rule`)
+serve the fused passes of `bfs` and `sssp`, on NumPy arrays only; the tree
+levels have a fused Numba pass of their own.
 
-`ValidationGraph` is built once per graph and holds what no search changes:
-the input tuples, as int32 when every vertex label fits, with their float32
-weights; for every vertex the number of tuples other than self-loops having
-it as FIRST endpoint (self-loops are ignored by every rule). On NumPy arrays
-the tuples are copied with self-loops dropped, grouped by first endpoint,
-and, for the Numba passes, grouped by second endpoint too. On CuPy arrays
-they are kept as given, in input order and self-loops included (no rule can
-be broken by a self-loop: its endpoints have one level and one distance),
-and never copied whole: the array-generic pass reads them in chunks of
-`TUPLE_CHUNK` (`ValidationGraph.tuple_chunks`), each brought into device
-memory once while the previous one is checked, so the tuples may live in
-pinned host memory mapped into the device's address space (the GPU backend
-keeps its edge list there) and the validator's device memory is per vertex
-plus two chunks.
+`ValidationGraph`, built once per graph: the tuples (int32 where the labels
+fit) and their float32 weights, and every vertex's count of tuples (not
+self-loops) having it as FIRST endpoint. On NumPy arrays the tuples are
+copied without self-loops, grouped by first endpoint and by second. On CuPy
+arrays they are kept as given (a self-loop breaks no rule) and read in
+chunks of `TUPLE_CHUNK`, each brought to the device while the last is
+checked, so they may live in mapped host memory: the validator's device
+memory is per vertex plus two chunks. nedge (spec section 5) is the sum of
+the first-endpoint counts over the reached vertices: once reached-unreached
+holds, a tuple has both endpoints reached or neither.
 
-The first-endpoint counts give nedge (spec section 5: tuples u != v whose
-endpoints are both reached) without a pass over the tuples: once the
-reached-unreached rule has passed, every tuple has both endpoints reached or
-neither, so the tuples with both reached are exactly those whose first
-endpoint is reached, and their number is the sum of the first-endpoint counts
-over the reached vertices.
-
-Checks on the parent array, in the order they run (the first broken one is
-raised):
-
-- ``parents-length``: the array has one entry per vertex.
-- ``parent-out-of-range``: every entry is -1 (unreached) or a vertex.
-- ``root-not-self-parent``: parent[root] == root (so the root is reached).
-- ``cycle``: every reached vertex's parent chain reaches the root.  Levels are
-  found by pointer jumping: ``ancestor`` starts as the parent (unreached
-  vertices are their own ancestor) and ``depth`` as 1 (0 at the root); each
-  round adds the ancestor's depth and replaces the ancestor by the ancestor's
-  ancestor, so after k rounds a vertex points 2^k steps up its chain or at the
-  root, which is its own parent.  Rounds stop as soon as every reached
-  vertex's ancestor is the root; a valid tree gets there within
-  ceil(log2 N) rounds, since no chain is longer than N - 1, so after
-  ceil(log2 N) + 1 rounds any reached vertex whose ancestor is not the root
-  lies on or leads into a cycle, or into an unreached vertex.  On NumPy
-  arrays (engine "auto" or "numba", see `use_numba`) a round is one parallel
-  Numba pass, fused: 2.3x the array-generic rounds on BFS trees and 2.1x to
-  3.0x on the deeper SSSP trees (SCALE 20, 2 threads, 8 trees each, 4
-  alternations in one process, 3 such runs).
+Checks on the parent array, in order (the first broken one is raised):
+``parents-length``; ``parent-out-of-range`` (each entry -1 or a vertex);
+``root-not-self-parent``; ``cycle``: every reached vertex's parent chain
+reaches the root, found by pointer jumping (``ancestor`` starts as the
+parent, ``depth`` as 1, 0 at the root; each round adds the ancestor's depth
+and jumps to the ancestor's ancestor, so after k rounds a vertex points 2^k
+steps up or at the root). A valid tree is done within ceil(log2 N) rounds;
+a reached vertex whose ancestor is not the root after one more lies on or
+leads into a cycle or an unreached vertex. On NumPy arrays a round is one
+parallel Numba pass (2.1-3.0x the array-generic rounds).
+Measurements and the longer text: docs/kernels/validator-common.md.
 """
 
 import math

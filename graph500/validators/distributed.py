@@ -1,63 +1,36 @@
 """Validate a BFS or SSSP result split over the P ranks of a run (``mpiexec -n P graph500 run``).
 
 On P ranks every rank holds a slice of the input tuples (rank r generated
-tuples ``partition.tuple_range(M, r, P)``) and the result for the vertices it
-owns (``partition.VertexBlocks``: parents, int64 global labels, -1 where
-unreached, and for SSSP float32 distances, each of length
-``blocks.count(r)``).  `DistributedValidationGraph` prepares this rank's slice
-once per graph; the public ``graph500.validators.validate_bfs`` and
-``validate_sssp`` dispatch here when given one.  Every call is collective:
-all ranks call with the same root, in the same order.
+``partition.tuple_range(M, r, P)``) and the result for the vertices it owns
+(``partition.VertexBlocks``: parents, global labels, -1 unreached, and for
+SSSP float32 distances, ``blocks.count(r)`` each). `DistributedValidationGraph`
+prepares the slice once per graph; ``graph500.validators.validate_bfs`` and
+``validate_sssp`` dispatch here when given one. Every call is collective.
 
-The design is the simple robust one:
+1. Lengths: one ``allgather_object`` of the parts' shapes and the root; a
+   wrong one breaks ``parents-length`` (``distances-length``), naming the rank.
+2. Vertex rules on the whole arrays (gathered: one shared copy a host where
+   the ranks share its memory, else an allgather): the single-process rules
+   unchanged (parent range, root, self-parent, pointer-jumping levels and
+   ``cycle``, ``root-distance``), identical on every rank without talking.
+3. Tuple rules on the rank's own tuples (`bfs.edge_pass`, `sssp.edge_pass`):
+   ``reached-unreached-edge``, then ``level-jump`` or ``distance-not-minimal``;
+   the pass also marks the vertices its tuples confirm (joined to their
+   parent by a tuple; for SSSP one of weight w with dist[v] == dist[parent] + w).
+4. One ``allgather_object`` of each rank's first fault and nedge share: every
+   rank raises the fault of the earliest rule any rank found, as the lowest
+   such rank found it (the single-process order).
+5. Confirmation: ``allreduce(confirmed, "or")`` (a tree edge may be another
+   rank's tuple); the first reached non-root vertex left unconfirmed breaks
+   ``tree-edge-not-in-graph`` or ``unconfirmed-distance``.
+6. nedge: the ranks' counts of tuples with both endpoints reached, summed.
 
-1. Lengths first.  The ranks exchange their parts' shapes and dtypes and the
-   root (one small ``allgather_object``); a part whose length is not
-   ``blocks.count(r)`` breaks ``parents-length`` (``distances-length``), the
-   message naming the rank ("rank r's part of the parent array has shape
-   ..."), the same on every rank.
-2. Vertex rules on whole arrays.  Every rank gets the whole parent array
-   (and distance array) and runs the single-process validator's vertex
-   rules on them, unchanged: `common.check_parents` (parent-out-of-range,
-   root-not-self-parent), the self-parent rule (``tree-edge-level``, BFS),
-   `common.tree_levels` (pointer jumping, ``cycle``), `sssp.check_distances`
-   (``root-distance``).  The ranks read identical arrays, so they raise
-   identical errors without talking.  On host buffers the whole arrays are
-   gathered arrays of the communicator (one shared copy a host where the
-   ranks share its memory, else an allgather); every rank also holds N * 4
-   bytes of levels and the single-process validator's N-sized work arrays.
-3. Tuple rules on this rank's tuples.  Each rank runs the single-process
-   pass (`bfs.edge_pass`, `sssp.edge_pass`: the fused Numba pass, or the
-   array-generic one) over its own slice, with the whole levels / parents /
-   distances: ``reached-unreached-edge``, then ``level-jump`` (BFS) or
-   ``distance-not-minimal`` (SSSP), each tuple checked by the rank that
-   generated it.  The pass also fills a bool array of all N vertices: those
-   its tuples confirm (joined to their parent by a tuple, for SSSP one of
-   weight w with dist[v] == dist[parent] + w).
-4. One ``allgather_object`` of each rank's first fault (or None) and its
-   nedge share.  If any rank found a fault, every rank raises the same
-   ValidationError: the fault of the earliest rule in the single-process
-   order (reached-unreached-edge before the second tuple rule) that any rank
-   found, as found by the lowest such rank.  (A single process reports a
-   reached-unreached tuple before any level jump; so does this.)
-5. Confirmation.  ``comm.allreduce(confirmed, "or")``: a vertex is confirmed
-   if ANY rank's tuples confirm it, since its tree edge may be a tuple that
-   another rank generated.  The first reached vertex other than the root
-   that stays unconfirmed breaks ``tree-edge-not-in-graph`` (BFS) or
-   ``unconfirmed-distance`` (SSSP), on every rank alike.
-6. nedge (spec section 5): the ranks' counts of their tuples with both
-   endpoints reached (self-loops excluded, duplicates included), summed.
-
-Errors and messages are the single-process validator's (with P = 1 its very
-result); a caller's mistake raises the same error on every rank.
-
-`DistributedValidationGraph.count_reached_tuples(local_reached)` gives nedge
-of a run without validation: the first-endpoint counts of all ranks' tuples
-are summed once (one allreduce of N int64 in `from_edges`) and each rank
-keeps those of its own vertices, so a search costs one scalar allreduce.
-
-Arrays travel through the communicator only, in the array module of the
-rank's tuples: NumPy with MPI, CuPy with NCCL (every step on the rank's GPU).
+Errors and messages are the single-process validator's (P = 1 gives its very
+result). `DistributedValidationGraph.count_reached_tuples(local_reached)`
+gives nedge without validation (the first-endpoint counts summed once in
+`from_edges`, one scalar allreduce a search). Arrays travel through the
+communicator only, in the array module of the rank's tuples: NumPy with MPI,
+CuPy with NCCL. The longer text: docs/kernels/distributed-validator.md.
 """
 
 import numpy
