@@ -10,8 +10,9 @@ SCALE S (the one-GPU backend and its default kernels, as ``graph500 run
 S + log2 G (weak scaling; the multi-GPU backend and kernels, as ``mpiexec -n
 G graph500 run --backend gpu``). Each generates the reference graph, builds
 it (kernel 1, timed from a barrier to the slowest rank), then searches from
-the first ``--roots`` search keys: every BFS and SSSP search timed untraced
-(from a barrier until every GPU is done), then once more traced. The
+the first ``--roots`` search keys: the BFS searches, then the SSSP ones, each
+timed untraced (from a barrier until every GPU is done), as a run orders
+them; then every BFS once more traced. The
 searches are not validated (``graph500 run`` validates; this measures).
 
 Printed: the weak and the strong table (harmonic-mean TEPS over the keys,
@@ -106,11 +107,12 @@ def measure(args):
     seconds = defaultdict(list)
     levels = defaultdict(list)
     traces = []
-    for root in map(int, roots):
-        for name, kernel in (("bfs", bfs), ("sssp", sssp)):
-            kernel.record_trace = False
+    for name, kernel in (("bfs", bfs), ("sssp", sssp)):  # each kernel's searches in a row, as a run times them
+        kernel.record_trace = False
+        for root in map(int, roots):
             seconds[name].append(timed_search(comm, kernel.search, root))
-        bfs.record_trace = True
+    bfs.record_trace = True
+    for root in map(int, roots):
         bfs.search(root)
         traces.append(bfs.trace)
         for depth, level in enumerate(bfs.trace):
