@@ -147,6 +147,12 @@ def memory_phases(scale, edgefactor, num_ranks):
             + num_vertices * (KERNEL_VERTEX_BYTES + VALIDATION_VERTEX_BYTES) + slice_tuples * VALIDATION_TUPLE_BYTES}
 
 
+def whole_graph_bytes(scale):
+    """The host bytes of `memory_phases` that every rank holds for all N vertices, whatever P: the kernels' table
+    and the validator's gathered arrays."""
+    return (KERNEL_VERTEX_BYTES + VALIDATION_VERTEX_BYTES) << scale
+
+
 def set_threads_per_rank(comm):
     """Give each rank an equal share of its host's cores as Numba threads, unless NUMBA_NUM_THREADS says.
 

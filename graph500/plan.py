@@ -11,7 +11,9 @@ a rank `graph500.kernels.gpu.distributed_backend.device_phases` and `memory_need
 ``--ranks-per-host`` ranks (default all: one host). The BFS's copy of the rows is planned on GPUs unless
 ``--gpu-memory`` says it does not fit, as the run's check decides. With ``--host-memory`` (and on GPUs
 ``--gpu-memory``), the largest SCALE whose plan fits is given too. ``--json`` prints one JSON object with
-``bytes_per_rank``, ``bytes_per_host`` and, on GPUs, ``bytes_per_gpu`` (integers), and the phases.
+``bytes_per_rank``, ``bytes_per_host`` and, on GPUs, ``bytes_per_gpu`` (integers), and the phases; on
+several ranks ``whole_graph_bytes``, the part of a rank's (a GPU's) peak held for all N vertices, which more
+ranks do not shrink.
 """
 
 import json
@@ -51,6 +53,9 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
                     else gpu_distributed.memory_needs(scale, edgefactor, ranks)[0])
         plan.update(phases_on="gpu", phases=phases, context=gpu_backend.CONTEXT_BYTES, bfs_row_copy=row_copy,
                     bytes_per_gpu=int(max(phases.values()) + gpu_backend.CONTEXT_BYTES))
+    if ranks > 1:  # what more ranks do not shrink
+        plan["whole_graph_bytes"] = int(distributed.whole_graph_bytes(scale) if backend == "cpu"
+                                        else gpu_distributed.whole_graph_bytes(scale))
     plan["bytes_per_rank"] = int(per_rank)
     plan["bytes_per_host"] = int(per_rank * ranks_per_host)
     plan["phases"] = {name: int(value) for name, value in plan["phases"].items()}
@@ -92,6 +97,9 @@ def plan_text(plan):
                      f"{plan['bytes_per_rank'] / GIB:.2f} GiB of pinned host memory")
     else:
         lines.append(f"a rank: {plan['bytes_per_rank'] / GIB:.2f} GiB at its peak")
+    if "whole_graph_bytes" in plan:
+        lines.append(f"of which held for all N vertices on every {'GPU' if 'bytes_per_gpu' in plan else 'rank'} "
+                     f"(more ranks do not shrink it): {plan['whole_graph_bytes'] / GIB:.2f} GiB")
     lines.append(f"a host: {plan['bytes_per_host'] / GIB:.2f} GiB")
     return lines
 

@@ -158,6 +158,12 @@ def device_phases(scale, edgefactor, num_ranks, bfs_row_copy=False):
             + min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES}
 
 
+def whole_graph_bytes(scale):
+    """The device bytes of `device_phases` that every GPU holds for all N vertices, whatever P: the searches' (the
+    requests' staging and send buffers, label tables, bitmaps) and the validator's whole arrays."""
+    return (GRAPH_VERTEX_BYTES + single_gpu.VALIDATION_VERTEX_BYTES) << scale
+
+
 def device_memory_bytes(scale, edgefactor, num_ranks, bfs_row_copy=False):
     """Device bytes one rank needs, CUDA context apart: its share of the rows (about 2 M / P entries) and the
     kernels' arrays."""
