@@ -144,7 +144,7 @@ def memory_phases(scale, edgefactor, num_ranks):
             "construction": held + sent * sent_bytes
             + build_memory_bytes(slice_tuples, owned, True, bound=False),  # the rows of the rank's block
             "validation set-up": held + entries * (8 + 8 + 4) + owned * KERNEL_OWNED_BYTES
-            + num_vertices * (KERNEL_VERTEX_BYTES + VALIDATION_VERTEX_BYTES) + slice_tuples * VALIDATION_TUPLE_BYTES}
+            + whole_graph_bytes(scale) + slice_tuples * VALIDATION_TUPLE_BYTES}
 
 
 def whole_graph_bytes(scale):

@@ -82,6 +82,9 @@ class OwnerRequests:
         self._received = (cupy.empty(0, dtype=np.int32), cupy.empty(0, dtype=self.value_dtype))
         self._counters, self._first = counters, first_counter
         self._sizes = counters.device[first_counter:first_counter + 2 * size]  # sent to each rank, received from it
+        self._ranks = np.arange(size, dtype=np.int64)
+        self._to_others = np.ones(size, dtype=np.int64)  # one size word to every other rank
+        self._to_others[comm.rank] = 0
         self._blind_sent = np.zeros(size, dtype=np.int64)  # what the last blind part sent each rank
         self._blind_received = 0  # and received from each
         self._send = _send_touched(self.value_dtype)
@@ -123,14 +126,11 @@ class OwnerRequests:
         self._blind_received = min(width, int(self._block_counts[rank]))
         if not width:
             return None
-        others, ranks = np.ones(size, dtype=np.int64), np.arange(size, dtype=np.int64)
-        others[rank] = 0  # a rank sends itself nothing: its size stays 0
-        receive = np.full(size, self._blind_received, dtype=np.int64)
-        receive[rank] = 0
+        ranks, others = self._ranks, self._to_others  # a rank sends itself nothing: its size stays 0
         with self.comm.group():
             self.comm.alltoallv((self._sizes[:size],), others, others, out=(self._sizes[size:],),
                                 send_displacements=ranks, receive_displacements=ranks)
-            self.comm.alltoallv(self._sent, self._blind_sent, receive, out=self._blind,
+            self.comm.alltoallv(self._sent, self._blind_sent, others * self._blind_received, out=self._blind,
                                 send_displacements=self._segments, receive_displacements=ranks * self._blind_received)
         return Received(*self._blind, self._blind_received, size, self._sizes[size:])
 

@@ -297,19 +297,20 @@ class DeltaSteppingSSSP:
     def _relax(self, queue, size, edges, row_end, high, next_queue, bound):
         """Relax the edges [offsets[v], row_end[v]) of the queue's vertices (``edges`` of them); on several ranks,
         then send the candidates for other blocks' vertices to their owners (``bound``: every rank's ``edges``),
-        who offer them to their states. The counters, read after it.
+        who offer them to their states. The counters, read after it (on one GPU, after a light phase only: a heavy
+        phase's next step, the bucket's collection, reads them itself).
 
         With a ``next_queue``, the light phase (its frontier edges are the rows); without, the heavy phase.
         """
         graph = self.graph
         requests = self._requests
+        light = next_queue is not None
         if not edges and requests is None:
-            return self._read()
+            return self._read() if light else None
         self._frontier_id += 1
-        heavy = next_queue is None
-        common = (self.delta, high, i32(heavy), i32(self._frontier_id), i32(self._bucket_id), graph.offsets,
+        common = (self.delta, high, i32(not light), i32(self._frontier_id), i32(self._bucket_id), graph.offsets,
                   self._frontier_end(high), self._state, self._frontier_stamp, self._member_stamp,
-                  self._queue if heavy else next_queue, self._members, self._counters.device)
+                  next_queue if light else self._queue, self._members, self._counters.device)
         if edges:
             edge_end, tile_first = self._prefix_sums.of_edge_counts(queue, size, graph.offsets, row_end, edges)
             _kernel("relax_edges")(
@@ -319,7 +320,7 @@ class DeltaSteppingSSSP:
                  runtime.NULL if requests is None else requests.staging,
                  runtime.NULL if requests is None else requests.touched))
         if requests is None:
-            return self._read()
+            return self._read() if light else None
         phase = self._timer.current
         self._timer.start("exchange_seconds")
         received = requests.exchange(bound)  # no rank sends more candidates than the edges relaxed
