@@ -1,9 +1,9 @@
 """Sweep a distributed kernel's tunables on one graph: ``mpiexec -n P python benchmarks/distributed_sweep.py``.
 
-    mpiexec -n P python benchmarks/distributed_sweep.py --scale S [--kind bfs|sssp]
+    mpiexec -n P python benchmarks/distributed_sweep.py --scale S [--kind bfs|sssp] [--backend cpu|gpu]
         --tunable NAME=V1,V2,... (e.g. alpha=15,50,200) [--roots K] [--rounds R]
 
-Every rank generates its slice, kernel 1 builds the partitioned graph once,
+Every rank (a GPU each with ``--backend gpu``) generates its slice, kernel 1 builds the partitioned graph once,
 and for each value of the tunable the kernel is built and searched from the
 first K of the reference's search keys. The values take turns, round after
 round (A B C A B C ...), so a drift of the machine hits them alike. Each
@@ -38,12 +38,17 @@ def _tunable(text):
     return name, [tunable_value(value) for value in values.split(",")]
 
 
-def reference_graph(scale, edgefactor, weighted, num_roots):
+def reference_graph(scale, edgefactor, weighted, num_roots, backend_name="cpu"):
     """Every rank's part of the reference graph (seeds 2 and 3), as a run makes it: ``(comm, backend, graph,
     search keys, validation graph)``; each rank takes its share of the host's cores, as in a run."""
     comm = world()
     set_threads_per_rank(comm)
-    backend = DistributedBackend(comm)
+    if backend_name == "gpu":
+        from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
+
+        backend = DistributedGPUBackend(comm)
+    else:
+        backend = DistributedBackend(comm)
     num_vertices = 1 << scale
     src, dst, weights = backend.generate(scale, edgefactor, 2, 3)
     weights = weights if weighted else None
@@ -57,6 +62,7 @@ def main():
     parser.add_argument("--scale", type=int, default=20)
     parser.add_argument("--edgefactor", type=int, default=16)
     parser.add_argument("--kind", choices=("bfs", "sssp"), default="bfs")
+    parser.add_argument("--backend", choices=("cpu", "gpu"), default="cpu")
     parser.add_argument("--tunable", type=_tunable, required=True,
                         help="NAME=V1,V2,...: one of the kind's distributed kernel's tunables (alpha=15,40 for the BFS)")
     parser.add_argument("--roots", type=int, default=8)
@@ -64,8 +70,8 @@ def main():
     args = parser.parse_args()
 
     comm, backend, graph, root_list, validation_graph = reference_graph(args.scale, args.edgefactor,
-                                                                        args.kind == "sssp", args.roots)
-    kernel_class = kernels.get(args.kind, "cpu", distributed=True)
+                                                                        args.kind == "sssp", args.roots, args.backend)
+    kernel_class = kernels.get(args.kind, args.backend, distributed=True)
     name, values = args.tunable
     built = {}
     for value in values:
