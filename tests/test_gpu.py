@@ -469,26 +469,6 @@ def test_strongest_neighbour_is_the_neighbour_of_largest_degree(graph):
     np.testing.assert_array_equal(cupy.asnumpy(kernel._strongest), expected)
 
 
-@pytest.mark.parametrize("ranks", [2, 3])
-def test_interleaved_rows_merge_every_block_by_place(ranks):
-    """Rows sorted by label hold one run per owner's block; the copy orders each row by (v % block) * ranks +
-    owner: the NumPy lexsort of the same rows."""
-    from graph500.kernels.gpu.bfs_distributed import interleave_rows
-
-    generator = np.random.default_rng(5)
-    block = 64
-    degrees = generator.integers(0, 40, size=300)
-    degrees[7] = 0
-    degrees[8] = 150  # a row with most of every block
-    offsets = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
-    rows = [np.sort(generator.choice(block * ranks - 5, size=degree, replace=False)) for degree in degrees]
-    neighbors = np.concatenate(rows).astype(np.int32)
-    actual = cupy.asnumpy(interleave_rows(cupy.asarray(offsets), cupy.asarray(neighbors), block, ranks))
-    row_of_entry = np.repeat(np.arange(degrees.shape[0]), degrees)
-    expected = neighbors[np.lexsort(((neighbors % block) * ranks + neighbors // block, row_of_entry))]
-    np.testing.assert_array_equal(actual, expected)
-
-
 @pytest.mark.parametrize("graph", GRAPHS[:2] + GRAPHS[-3:], ids=repr)
 def test_strongest_neighbours_of_a_block_by_every_vertex_degree(graph):
     """A rank's block of rows (multi-GPU) given every vertex's degree: the whole graph's strongest neighbours."""

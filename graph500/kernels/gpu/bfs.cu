@@ -378,46 +378,6 @@ strongest_neighbours(i64 num_vertices, const i64* __restrict__ offsets, const in
     }
 }
 
-// The first entry of rows[low, high) (sorted) not below value.
-__device__ __forceinline__ i64 lower_bound(const int* __restrict__ rows, i64 low, i64 high, i64 value) {
-    while (low < high) {
-        const i64 middle = low + (high - low) / 2;
-        if (rows[middle] < value) low = middle + 1; else high = middle;
-    }
-    return low;
-}
-
-// Construction, several GPUs: the rows (each sorted by label) copied with each row's neighbours
-// in the order of (v mod block) * ranks + v / block. A row holds one run per owner's block, each
-// degree-ordered; merged by their places, the row reads every rank's strongest neighbours first,
-// as one GPU's degree-ordered rows do. An entry's place in the merged row: binary search in the
-// other runs (those of lower ranks count their neighbours of the same place before it). A thread
-// per entry finds its row by binary search in the offsets.
-extern "C" __global__ void __launch_bounds__(THREADS)
-interleave_rows(i64 num_rows, const i64* __restrict__ offsets, const int* __restrict__ neighbors, i64 block,
-                int ranks, int* __restrict__ interleaved) {
-    const i64 num_entries = offsets[num_rows];
-    for (i64 e = blockIdx.x * (i64)THREADS + threadIdx.x; e < num_entries; e += (i64)gridDim.x * THREADS) {
-        i64 row = 0, high = num_rows;  // the last row that begins at or before e
-        while (high - row > 1) {
-            const i64 middle = row + (high - row) / 2;
-            if (offsets[middle] <= e) row = middle; else high = middle;
-        }
-        const i64 begin = offsets[row], end = offsets[row + 1];
-        const int v = neighbors[e];
-        const i64 owner = v / block, place = v - owner * block;
-        i64 position = 0, run_begin = begin;
-        for (int r = 0; r < ranks; ++r) {
-            const i64 run_end = lower_bound(neighbors, run_begin, end, (r + 1) * block);
-            position += r == owner ? e - run_begin
-                                   : lower_bound(neighbors, run_begin, run_end, r * block + place + (r < owner))
-                                         - run_begin;
-            run_begin = run_end;
-        }
-        interleaved[begin + position] = v;
-    }
-}
-
 // Bottom-up level, first pass. A warp takes a 32-vertex word of the visited bitmap;
 // each lane with an unvisited vertex first tests its strongest neighbour (a hub, in the
 // frontier at the level where the hubs are), then reads up to `short_scan` of its

@@ -63,18 +63,6 @@ def device_part(graph, kernel_name):
     return graph if isinstance(graph, PartitionedGraph) else whole_graph_part(graph, xp=cupy)
 
 
-def interleave_rows(offsets, neighbors, block, ranks):
-    """A copy of the rows (sorted by label; blocks of ``block`` labels, each degree-ordered) with each row's
-    neighbours in the order of ``(v % block) * ranks + v // block`` (bfs.cu's interleave_rows): every block's
-    strongest neighbours first, as in one GPU's degree-ordered rows."""
-    rows = cupy.empty_like(neighbors)
-    if neighbors.shape[0]:
-        kernel = runtime.kernel("bfs", "interleave_rows")
-        kernel((runtime.persistent_blocks(kernel, THREADS, neighbors.shape[0]),), (THREADS,),
-               (i64(offsets.shape[0] - 1), offsets, neighbors, i64(block), i32(ranks), rows))
-    return rows
-
-
 @register(distributed_default=True)
 class DistributedDirectionOptimizingBFS:
     """Direction-optimizing BFS over the ranks of ``graph.comm``, one GPU each."""
@@ -85,7 +73,7 @@ class DistributedDirectionOptimizingBFS:
     distributed = True
 
     def __init__(self, graph, *, alpha=SEVERAL_ALPHA, beta=BETA, gamma=GAMMA, short_scan=SHORT_SCAN, row_copy=True,
-                 interleaved_rows=True, small_edges=SMALL_LEVEL_EDGES, graph_levels=GRAPH_LEVELS, trace=False):
+                 small_edges=SMALL_LEVEL_EDGES, graph_levels=GRAPH_LEVELS, trace=False):
         self.graph = graph = device_part(graph, self.name)
         self.comm = comm = graph.comm
         self.alpha, self.beta = float(alpha), float(beta)
@@ -101,8 +89,7 @@ class DistributedDirectionOptimizingBFS:
         self._parent = None if graph.order is None else cupy.empty(n, dtype=np.int32)  # under the graph's labels
         word_counts = np.array([(graph.blocks.count(rank) + 31) // 32 for rank in range(comm.size)], dtype=np.int64)
         num_words = int(word_counts.sum())
-        self._neighbors = self._row_copy(interleaved_rows) if row_copy and not graph.rows_by_weight \
-            else graph.neighbors
+        self._neighbors = graph.neighbors.copy() if row_copy and not graph.rows_by_weight else graph.neighbors
         degrees = cupy.diff(graph.offsets).astype(np.uint32)
         self._never_searched = comm.allgather(bitmap(degrees == 0, self._block_words))
         # each vertex's neighbour of largest degree, by every vertex's degree (an allgather of 4 bytes a vertex)
@@ -132,14 +119,6 @@ class DistributedDirectionOptimizingBFS:
                                                     self._filled_vertices)
         self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
-
-    def _row_copy(self, interleaved):
-        """The rows the search reads: a copy of the graph's, in `interleave_rows` order where ``interleaved``
-        and there are several ranks, else in label order."""
-        graph = self.graph
-        if interleaved and self.comm.size > 1:
-            return interleave_rows(graph.offsets, graph.neighbors, graph.blocks.block, self.comm.size)
-        return graph.neighbors.copy()
 
     def search(self, root):
         """The parents of this rank's vertices (int32 CuPy array, global labels, -1 unreached) of a BFS from
