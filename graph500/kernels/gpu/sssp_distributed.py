@@ -10,13 +10,15 @@ in the rank's staging words and sent to its owner once
 its own relaxations do (``offer_requests``: a lower distance takes the
 state and, in a light phase, puts the vertex in the next frontier and the
 bucket's members). Whether a bucket has a frontier, the least distance past
-it and the settled edges are summed or maximised over the ranks (MPI). The
-heavy phase pushes: a pull reads neighbours' states, which other ranks hold.
-At P = 1 it is the one-GPU kernel itself.
+it and the settled edges are summed or maximised over the ranks (MPI). A
+heavy phase pushes, or pulls from every vertex's distance, allgathered first
+(4 bytes a vertex). At P = 1 it is the one-GPU kernel itself.
 
 Data structures per GPU, beyond the one-GPU kernel's for the rank's n
 vertices: the requests' staging words (uint64, N) and touched bitmap (N
-bits), and their buffers (12 bytes a pair, grown to the largest exchange).
+bits), their send buffers (12 bytes a vertex of the whole graph) and receive
+buffers (the blind part's, and the rest's grown to the largest exchange), the
+gathered distances (float32, N).
 
 Tunables: the one-GPU kernel's.
 """
