@@ -378,7 +378,10 @@ strongest_neighbours(i64 num_vertices, const i64* __restrict__ offsets, const in
     }
 }
 
-// Bottom-up level, first pass. A warp takes a 32-vertex word of the visited bitmap;
+// Bottom-up level, first pass. A warp reads 32 words of the visited bitmap at once (a word
+// a lane: late levels, where almost every word is full, cost one load a warp per 32 words
+// instead of a latency-bound load per word), clears the next frontier's full words, and
+// takes each word with an unvisited vertex in turn:
 // each lane with an unvisited vertex first tests its strongest neighbour (a hub, in the
 // frontier at the level where the hubs are), then reads up to `short_scan` of its
 // neighbours, BOTTOM_UP_PROBES at a time, and stops at the first one in the frontier.
@@ -394,10 +397,13 @@ bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __rest
     const int lane = threadIdx.x & 31;
     const int num_warps = gridDim.x * WARPS;
     LevelTally tally;
-    for (int word = blockIdx.x * WARPS + (threadIdx.x >> 5); word < num_words; word += num_warps) {
-        const u32 seen = visited[word];
-        u32 found_mask = 0;
-        if (seen != FULL_MASK) {
+    for (int base = (blockIdx.x * WARPS + (threadIdx.x >> 5)) * 32; base < num_words; base += num_warps * 32) {
+        const int lane_word = base + lane;
+        const u32 lane_seen = lane_word < num_words ? visited[lane_word] : FULL_MASK;
+        if (lane_word < num_words && lane_seen == FULL_MASK) next_frontier[lane_word] = 0u;
+        for (u32 open = __ballot_sync(FULL_MASK, lane_seen != FULL_MASK); open; open &= open - 1) {
+            const int word = base + __ffs(open) - 1;
+            const u32 seen = __shfl_sync(FULL_MASK, lane_seen, __ffs(open) - 1);
             const int v = (word << 5) | lane;
             bool found = false, more = false;
             if (!((seen >> lane) & 1u)) {
@@ -429,11 +435,13 @@ bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __rest
                 tally.values[SCANNED_VERTICES] += 1;
                 if (found) tally.discovered((u32)(end - begin), hub_degree);
             }
-            found_mask = __ballot_sync(FULL_MASK, found);
+            const u32 found_mask = __ballot_sync(FULL_MASK, found);
             warp_append(more, v, long_queue, &counters[LONG_QUEUE_SIZE]);
-            if (lane == 0 && found_mask) visited[word] = seen | found_mask;
+            if (lane == 0) {
+                if (found_mask) visited[word] = seen | found_mask;
+                next_frontier[word] = found_mask;
+            }
         }
-        if (lane == 0) next_frontier[word] = found_mask;
     }
     tally.add_to(counters);
 }
