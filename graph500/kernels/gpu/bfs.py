@@ -12,8 +12,9 @@ the explosive middle levels, top-down at the tail. One engine
   A frontier of at most SMALL_FRONTIER vertices and ``small_edges`` edges
   runs its levels in one block with no host round trip
   (``top_down_small_levels``).
-- Bottom-up (``bottom_up_scan``, ``bottom_up_long``): a warp per 32-vertex
-  word; each unvisited vertex tests its strongest neighbour (largest degree)
+- Bottom-up (``bottom_up_scan``, ``bottom_up_long``): a warp reads 32
+  visited words at once and takes each 32-vertex word with an unvisited
+  vertex; each unvisited vertex tests its strongest neighbour (largest degree)
   first, then reads its row to the first frontier neighbour; rows longer
   than ``short_scan`` go to a warp-per-vertex pass.
 - Switch (``beamer_direction``): bottom-up when the frontier's edges exceed
