@@ -9,7 +9,6 @@ algorithms never know what carries the data:
   without mpi4py) uses it, and is exactly the single-process run.
 - `MPICommunicator`: mpi4py on host (NumPy) buffers, for ranks started by
   ``mpiexec -n P`` under any MPI (MPICH, Open MPI, Intel MPI).
-
 - `NCCLCommunicator`: the same methods on CuPy (device) buffers through
   NCCL (CuPy's bindings), one GPU per rank (`select_device`), its unique id
   broadcast by mpi4py; Python objects, barriers and aborts go through the
@@ -28,31 +27,17 @@ The operations (all collective: every rank calls them in the same order):
   concatenated in rank order, on every rank.
 - ``alltoallv(arrays, send_counts, receive_counts=None, out=None,
   send_displacements=None, receive_displacements=None)``: personalised
-  exchange. ``arrays`` is a tuple of 1-D arrays of one length, grouped by
-  destination rank (``send_counts[r]`` elements for rank r, in rank order,
-  from ``send_displacements[r]`` when given, else one after another).
-  Returns the tuple of received arrays (grouped by source rank) and the
-  received counts. A caller that knows the counts it receives passes them,
-  and the ranks skip exchanging them; one that exchanges often passes
-  ``out``, a tuple of arrays (one per array sent, long enough) that receive
-  in place: the received arrays are then their first items, or, with
-  ``receive_displacements`` (which needs ``out``), rank r's items start at
-  ``receive_displacements[r]`` and the received arrays run from 0 to the end
-  of the last part.
-- ``group()``: a context manager; the exchanges made inside it may travel
-  together (NCCL: one group of sends and receives; elsewhere they run one
-  after another as they are called).
-- ``gathered_array(counts, dtype)``: a `GatheredArray` (not itself a
-  collective call on every communicator, but called by every rank in the
-  same order): ``local``, this rank's ``counts[rank]`` items, which it
-  writes; ``whole``, every rank's parts concatenated in rank order, valid on
-  every rank after the collective ``publish()``. Through MPI, when every
-  rank runs on one host, ``whole`` is one array in memory the ranks share
-  (an MPI-3 shared window): ``publish()`` is a barrier and nothing is
-  copied, and the host holds one copy, not P. Through NCCL, ``whole`` is one
-  array on each GPU, ``local`` its part, and ``publish()`` sends that part to
-  every other rank and receives theirs in place. Otherwise ``publish()`` is an
-  allgather into ``whole``.
+  exchange of a tuple of 1-D arrays grouped by destination rank; returns the
+  received arrays (grouped by source rank) and counts. Known receive counts
+  skip their exchange; ``out`` (and ``receive_displacements``) receive in
+  place, for callers that exchange often.
+- ``group()``: a context manager whose exchanges may travel together (NCCL:
+  one group of sends and receives; elsewhere one after another).
+- ``gathered_array(counts, dtype)``: a `GatheredArray`: ``local`` (this
+  rank's part, which it writes) and ``whole`` (every rank's parts in rank
+  order after the collective ``publish()``). Through MPI on one host,
+  ``whole`` is an MPI-3 shared window (one copy a host, ``publish()`` a
+  barrier); through NCCL one array on each GPU; otherwise an allgather.
 - ``bcast(value, root)``, ``allgather_object(value)``: small Python objects.
 - ``abort(message, status)``: print one line (none for an empty message) and end
   every rank (MPI_Abort) with the exit status.
@@ -237,6 +222,12 @@ class MPICommunicator:
 
     def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None,
                   receive_displacements=None):
+        """``arrays``: 1-D arrays of one length, ``send_counts[r]`` items for rank r, from
+        ``send_displacements[r]`` when given, else one after another. Returns the received arrays (grouped by
+        source rank) and the received counts. ``receive_counts``: what the caller knows it receives (the ranks
+        then skip exchanging counts). ``out``: arrays (one per array sent, long enough) that receive in place:
+        the received arrays are their first items, or, with ``receive_displacements``, rank r's items start at
+        ``receive_displacements[r]`` and the received arrays run from 0 to the end of the last part."""
         send_counts = np.ascontiguousarray(send_counts, dtype=np.int64)
         if receive_counts is None:
             receive_counts = np.empty_like(send_counts)
