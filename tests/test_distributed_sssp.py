@@ -88,7 +88,7 @@ def test_one_rank_on_odd_graphs(name, delta, parallel_edges):
                        delta=delta, **tunables)
 
 
-@numba.njit
+@numba.njit(cache=True)
 def plant_races_and_settle(rs, lost, torn, better, worse):
     """Two tasks' chunks as their races leave them: at ``lost`` task 1's better word overwritten by task 0's
     worse one (task 1's distance bits left behind), at ``torn`` task 0's better word kept but its distance bits

@@ -1,0 +1,41 @@
+"""What the whole session shares: the distributed kernels compiled into Numba's on-disk cache in the background.
+
+Every rank of a run compiles the kernels it calls, all ranks at once, so on
+a cold cache (a fresh clone) the first runs of two ranks spend about 23 s
+compiling the distributed BFS and SSSP on both cores. Instead, while the
+first tests compile the one-process kernels in this process, a second
+process compiles the distributed ones on the other core, as the warm-up
+does (a search on a small graph, a build), and the ranks load them from the
+cache; with a warm cache it only loads them (about 2 s). It only saves time:
+it is stopped at the end of the session, finished or not, and its failure
+fails no test.
+"""
+
+import subprocess
+import sys
+
+import pytest
+
+from support import REPOSITORY, program_environment
+
+COMPILE_DISTRIBUTED_KERNELS = """
+from graph500.comm import SelfCommunicator
+from graph500.distributed import DistributedBackend
+from graph500.kernels.cpu.bfs_distributed import DistributedBFS
+from graph500.kernels.cpu.sssp_distributed import DistributedDeltaStepping
+from graph500.warm_up import _build_part, _search_part
+
+backend = DistributedBackend(SelfCommunicator())
+_search_part(backend, DistributedBFS, {})
+_search_part(backend, DistributedDeltaStepping, {})
+_build_part(backend)
+"""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def distributed_kernels_compiled_in_the_background():
+    process = subprocess.Popen([sys.executable, "-c", COMPILE_DISTRIBUTED_KERNELS], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env=program_environment(1), cwd=REPOSITORY)
+    yield
+    process.terminate()
+    process.wait()
