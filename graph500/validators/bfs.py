@@ -110,7 +110,11 @@ def check_self_parents(xp, parents, root, reached):
     """Raise `tree-edge-level` for a reached vertex other than the root that is its own parent."""
     self_parent = reached & (parents == xp.arange(parents.shape[0], dtype=parents.dtype))
     self_parent[root] = False
-    vertex = first_true(xp, self_parent)
+    raise_self_parent(first_true(xp, self_parent), root)
+
+
+def raise_self_parent(vertex, root):
+    """Raise `tree-edge-level` for ``vertex`` (nothing when None), its own parent but not the root."""
     if vertex is not None:
         raise ValidationError(KERNEL, "tree-edge-level",
                               f"vertex {vertex} is its own parent but not the root {root}: "

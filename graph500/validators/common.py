@@ -101,6 +101,28 @@ def first_true(xp, mask):
     return index if bool(mask[index]) else None
 
 
+def check_edges(src, dst, num_vertices, weights=None):
+    """Raise ValueError unless (src[i], dst[i]) are 1-D tuples of labels in [0, num_vertices) with aligned
+    weights (or None); return ``num_vertices`` as an int."""
+    num_vertices = int(num_vertices)
+    if num_vertices < 1:
+        raise ValueError(f"num_vertices must be positive, not {num_vertices}")
+    if src.ndim != 1 or src.shape != dst.shape:
+        raise ValueError(f"src and dst must be 1-D of one length, "
+                         f"not {src.shape} and {dst.shape}")
+    if weights is not None and weights.shape != src.shape:
+        raise ValueError(f"weights must have length {src.shape[0]}, not {weights.shape}")
+    if src.size and (int(src.min()) < 0 or int(dst.min()) < 0
+                     or int(src.max()) >= num_vertices or int(dst.max()) >= num_vertices):
+        raise ValueError(f"edge endpoints must lie in [0, {num_vertices})")
+    return num_vertices
+
+
+def index_dtype_for(num_vertices):
+    """The labels' dtype of a graph of ``num_vertices`` vertices: int32 where they fit."""
+    return numpy.int32 if num_vertices <= 2**31 else numpy.int64
+
+
 class ValidationGraph:
     """The input tuples of one graph, prepared once for validating every search on it.
 
@@ -139,18 +161,8 @@ class ValidationGraph:
     def from_edges(cls, src, dst, num_vertices, weights=None):
         """Prepare the M input tuples (src[i], dst[i]) with optional float32 weights."""
         xp = array_module(src, dst)
-        num_vertices = int(num_vertices)
-        if num_vertices < 1:
-            raise ValueError(f"num_vertices must be positive, not {num_vertices}")
-        if src.ndim != 1 or src.shape != dst.shape:
-            raise ValueError(f"src and dst must be 1-D of one length, "
-                             f"not {src.shape} and {dst.shape}")
-        if weights is not None and weights.shape != src.shape:
-            raise ValueError(f"weights must have length {src.shape[0]}, not {weights.shape}")
-        if src.size and (int(src.min()) < 0 or int(dst.min()) < 0
-                         or int(src.max()) >= num_vertices or int(dst.max()) >= num_vertices):
-            raise ValueError(f"edge endpoints must lie in [0, {num_vertices})")
-        index_dtype = numpy.int32 if num_vertices <= 2**31 else numpy.int64
+        num_vertices = check_edges(src, dst, num_vertices, weights)
+        index_dtype = index_dtype_for(num_vertices)
         if xp is numpy:
             return cls._from_host_edges(src, dst, num_vertices, weights, index_dtype)
         if weights is not None:
@@ -324,18 +336,32 @@ def check_parents(kernel, vg, root, parents):
         raise wrong_length(kernel, "parents-length", "parent", parents.shape, n)
     if parents.dtype.kind != "i":
         raise TypeError(f"parents must be a signed integer array, not {parents.dtype}")
-    vertex = first_true(xp, (parents < -1) | (parents >= n))
+    vertex = first_true(xp, out_of_range(parents, n))
     if vertex is not None:
-        raise ValidationError(kernel, "parent-out-of-range",
-                              f"parent[{vertex}] = {int(parents[vertex])} is outside [-1, {n})",
-                              vertex=vertex)
-    root_parent = int(parents[root])
+        raise_out_of_range(kernel, vertex, parents[vertex], n)
+    raise_root_not_self_parent(kernel, root, parents[root])
+    return parents >= 0
+
+
+def out_of_range(parents, num_vertices):
+    """Where a parent is neither -1 nor a vertex."""
+    return (parents < -1) | (parents >= num_vertices)
+
+
+def raise_out_of_range(kernel, vertex, parent, num_vertices):
+    raise ValidationError(kernel, "parent-out-of-range",
+                          f"parent[{vertex}] = {int(parent)} is outside [-1, {num_vertices})",
+                          vertex=vertex)
+
+
+def raise_root_not_self_parent(kernel, root, root_parent):
+    """Raise `root-not-self-parent` unless ``root_parent`` is the root."""
+    root_parent = int(root_parent)
     if root_parent != root:
         raise ValidationError(kernel, "root-not-self-parent",
                               f"parent[{root}] = {root_parent}, "
                               f"but the root must be its own parent",
                               vertex=root)
-    return parents >= 0
 
 
 def check_root(num_vertices, root):
@@ -358,7 +384,7 @@ def tree_levels(kernel, parents, root, reached, engine="auto"):
     """
     xp = array_module(parents)
     n = parents.shape[0]
-    index_dtype = numpy.int32 if n <= 2**31 else numpy.int64
+    index_dtype = index_dtype_for(n)
     # Depths at most double each round: 2^(rounds) <= 4N must fit.
     depth_dtype = numpy.int32 if n <= 2**29 else numpy.int64
     rounds = math.ceil(math.log2(n)) + 1
@@ -366,12 +392,16 @@ def tree_levels(kernel, parents, root, reached, engine="auto"):
         ancestor, depth = _numba_jumps(parents, root, reached, rounds, index_dtype, depth_dtype)
     else:
         ancestor, depth = _generic_jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype)
-    vertex = first_true(xp, reached & (ancestor != root))
+    raise_cycle(kernel, first_true(xp, reached & (ancestor != root)), root)
+    return depth - ~reached
+
+
+def raise_cycle(kernel, vertex, root):
+    """Raise `cycle` for ``vertex`` (nothing when None), whose parent chain does not reach the root."""
     if vertex is not None:
         raise ValidationError(kernel, "cycle",
                               f"the parent chain of vertex {vertex} does not reach the root {root}",
                               vertex=vertex)
-    return depth - ~reached
 
 
 def _generic_jumps(xp, parents, root, reached, rounds, index_dtype, depth_dtype):

@@ -1,43 +1,53 @@
-"""Validate a BFS or SSSP result split over the P ranks of a run (``mpiexec -n P graph500 run``).
+"""Validate a BFS or SSSP result split over the P ranks of a run (``mpiexec -n P graph500 run``), owner-computed.
 
 On P ranks every rank holds a slice of the input tuples (rank r generated
 ``partition.tuple_range(M, r, P)``) and the result for the vertices it owns
 (``partition.VertexBlocks``: parents, global labels, -1 unreached, and for
-SSSP float32 distances, ``blocks.count(r)`` each). `DistributedValidationGraph`
-prepares the slice once per graph; ``graph500.validators.validate_bfs`` and
-``validate_sssp`` dispatch here when given one. Every call is collective.
+SSSP float32 distances, ``blocks.count(r)`` each). No rank holds an array of
+all N vertices: `DistributedValidationGraph` keeps the rank's tuples under
+compressed labels (the distinct endpoints of its slice in label order, so
+the tuples keep their order and grouping; one more label stands for every
+other vertex) and knows which of its vertices each rank's tuples name.
+``graph500.validators.validate_bfs`` and ``validate_sssp`` dispatch here
+when given one. Every call is collective.
 
 1. Lengths: one ``allgather_object`` of the parts' shapes and the root; a
    wrong one breaks ``parents-length`` (``distances-length``), naming the rank.
-2. Vertex rules on the whole arrays (gathered: one shared copy a host where
-   the ranks share its memory, else an allgather): the single-process rules
-   unchanged (parent range, root, self-parent, pointer-jumping levels and
-   ``cycle``, ``root-distance``), identical on every rank without talking.
-3. Tuple rules on the rank's own tuples (`bfs.edge_pass`, `sssp.edge_pass`):
-   ``reached-unreached-edge``, then ``level-jump`` or ``distance-not-minimal``;
-   the pass also marks the vertices its tuples confirm (joined to their
-   parent by a tuple; for SSSP one of weight w with dist[v] == dist[parent] + w).
-4. One ``allgather_object`` of each rank's first fault and nedge share: every
-   rank raises the fault of the earliest rule any rank found, as the lowest
-   such rank found it (the single-process order).
-5. Confirmation: ``allreduce(confirmed, "or")`` (a tree edge may be another
-   rank's tuple); the first reached non-root vertex left unconfirmed breaks
+2. Vertex rules on each rank's block (parent range, the root's parent, BFS
+   self-parents, the root's distance): the lowest offending vertex over the
+   ranks (blocks are in label order), as one process finds it.
+3. Levels by pointer jumping across ranks: a round asks the owners of the
+   pending vertices' ancestors for their (ancestor, depth), an alltoallv of
+   requests and one of answers; ``cycle`` after ceil(log2 N) + 1 rounds.
+4. Tuple rules on the rank's own tuples (`bfs.edge_pass`, `sssp.edge_pass`
+   under the compressed labels): the endpoints' parents and levels or
+   distances fetched from their owners (an alltoallv a value); every rank
+   raises the earliest rule any rank found, as the lowest such rank found it,
+   in global labels.
+5. Confirmation: the confirmed endpoints go to their owners (an alltoallv);
+   the lowest reached non-root vertex left unconfirmed breaks
    ``tree-edge-not-in-graph`` or ``unconfirmed-distance``.
-6. nedge: the ranks' counts of tuples with both endpoints reached, summed.
+6. nedge: the ranks' counts of their tuples with a reached first endpoint.
 
-Errors and messages are the single-process validator's (P = 1 gives its very
-result). `DistributedValidationGraph.count_reached_tuples(local_reached)`
-gives nedge without validation (the first-endpoint counts summed once in
-`from_edges`, one scalar allreduce a search). Arrays travel through the
-communicator only, in the array module of the rank's tuples: NumPy with MPI,
-CuPy with NCCL. The longer text: docs/kernels/distributed-validator.md.
+Memory a rank: its tuples, its block's values and one value an endpoint of
+its tuples. Errors and messages are the single-process validator's (P = 1
+gives its very result). `count_reached_tuples(local_reached)` gives nedge
+without validation (the owners' first-endpoint counts, one scalar exchange a
+search). Arrays travel through the communicator, in the array module of the
+rank's tuples: NumPy with MPI, CuPy with NCCL. The longer text:
+docs/kernels/distributed-validator.md.
 """
 
+import math
+
+import numba
 import numpy
 
 from ..errors import ValidationError
 from . import bfs, sssp
-from .common import ValidationGraph, array_module, check_parents, check_root, first_unconfirmed, tree_levels, wrong_length
+from .common import (TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true,
+                     index_dtype_for, out_of_range, raise_cycle, raise_out_of_range, raise_root_not_self_parent,
+                     staged_chunks, wrong_length)
 
 # The tuple rules, in the order a single process reports them.
 _TUPLE_RULE_ORDER = {"reached-unreached-edge": 0, "level-jump": 1, "distance-not-minimal": 1}
@@ -47,21 +57,31 @@ class DistributedValidationGraph:
     """This rank's input tuples, prepared once per graph for validating every search distributed over `comm`.
 
     Attributes: `comm`, `blocks` (`graph500.partition.VertexBlocks`),
-    `num_vertices`, `local` (the `ValidationGraph` of this rank's tuple
-    slice, over all N labels), `owned_first_endpoint_counts` (int64, one per
-    owned vertex: how many of all ranks' tuples, self-loops dropped, have it
-    as first endpoint).
+    `num_vertices`, `endpoints` (the distinct endpoints of this rank's
+    tuples, sorted), `local` (the `ValidationGraph` of this rank's tuples
+    under compressed labels: endpoint i is label i, label ``len(endpoints)``
+    stands for any other vertex), `requested` (the local indices of this
+    rank's vertices that each rank's tuples name, by rank) with
+    `requested_counts`, `endpoint_counts` (this rank's endpoints by owner),
+    `owned_first_endpoint_counts` (int64, one per owned vertex: how many of
+    all ranks' tuples, self-loops dropped, have it as first endpoint).
     """
 
     distributed = True
 
-    def __init__(self, comm, blocks, local, owned_first_endpoint_counts):
+    def __init__(self, comm, blocks, endpoints, local, requests):
         self.comm = comm
         self.blocks = blocks
+        self.num_vertices = blocks.num_vertices
+        self.first = blocks.begin(comm.rank)
+        self.endpoints = endpoints
         self.local = local
-        self.num_vertices = local.num_vertices
-        self.owned_first_endpoint_counts = owned_first_endpoint_counts
-        self._gathered = {}  # name -> the comm.gathered_array every validation refills (host buffers)
+        self.endpoint_counts, self.requested, self.requested_counts = requests
+        xp = self.xp
+        counts = xp.ascontiguousarray(local.first_endpoint_counts[:endpoints.shape[0]], dtype=xp.int64)
+        (received,), _ = comm.alltoallv((counts,), self.endpoint_counts, self.requested_counts)
+        self.owned_first_endpoint_counts = xp.zeros(blocks.count(comm.rank), dtype=xp.int64)
+        xp.add.at(self.owned_first_endpoint_counts, self.requested, received)
 
     @property
     def xp(self):
@@ -74,18 +94,21 @@ class DistributedValidationGraph:
         return self.local.weights
 
     @classmethod
-    def from_edges(cls, comm, blocks, src, dst, num_vertices, weights=None):
-        """Prepare this rank's tuple slice (src[i], dst[i]) with optional float32 weights (collective).
+    def from_edges(cls, comm, blocks, src, dst, num_vertices, weights=None, empty=None):
+        """Prepare this rank's tuple slice (src[i], dst[i]) with optional float32 weights (collective);
+        ``empty(count, dtype)``: where CuPy tuples are kept relabelled (mapped host memory, say; default the
+        device's).
 
         Bad input on any rank raises the same ValueError on every rank.
         """
         num_vertices = int(num_vertices)
-        problem, local = None, None
+        problem, prepared = None, None
         try:
             if blocks.num_vertices != num_vertices or blocks.num_ranks != comm.size:
                 raise ValueError(f"the blocks partition {blocks.num_vertices} vertices over {blocks.num_ranks} "
                                  f"ranks, not {num_vertices} over {comm.size}")
-            local = ValidationGraph.from_edges(src, dst, num_vertices, weights)
+            check_edges(src, dst, num_vertices, weights)
+            prepared = _compressed(src, dst, weights, empty)
         except ValueError as error:
             problem = str(error)
         reports = comm.allgather_object((problem, weights is not None))
@@ -94,10 +117,11 @@ class DistributedValidationGraph:
                 raise ValueError(rank_problem if comm.size == 1 else f"rank {rank}: {rank_problem}")
         if len({weighted for _, weighted in reports}) > 1:
             raise ValueError("some ranks gave weights and others did not")
-        xp = array_module(local.src)
-        counts = comm.allreduce(xp.ascontiguousarray(local.first_endpoint_counts, dtype=xp.int64), "sum")
-        owned = counts[blocks.begin(comm.rank):blocks.end(comm.rank)].copy()
-        return cls(comm, blocks, local, owned)
+        endpoints, local = prepared
+        endpoint_counts = _counts_by_owner(blocks, endpoints)
+        (requested,), requested_counts = comm.alltoallv((endpoints,), endpoint_counts)
+        requested = (requested - blocks.begin(comm.rank)).astype(numpy.int64)
+        return cls(comm, blocks, endpoints, local, (endpoint_counts, requested, requested_counts))
 
     def count_reached_tuples(self, local_reached):
         """nedge of a search from this rank's part of `reached` (one bool per owned vertex), on every rank.
@@ -120,21 +144,90 @@ class DistributedValidationGraph:
                 raise ValueError(rank_problem)
         return sum(rank_share for _, rank_share in reports)
 
+    def fetch(self, values, elsewhere):
+        """The values of this rank's endpoints from their owners' ``values`` (each rank's block), then
+        ``elsewhere`` for the label of every other vertex: one array under the compressed labels (collective)."""
+        xp = self.xp
+        answers = xp.ascontiguousarray(values[self.requested])
+        (received,), _ = self.comm.alltoallv((answers,), self.requested_counts, self.endpoint_counts)
+        compressed = xp.empty(self.endpoints.shape[0] + 1, dtype=values.dtype)
+        compressed[:-1] = received
+        compressed[-1] = elsewhere
+        return compressed
+
+    def compressed_labels(self, labels):
+        """Global ``labels`` (of this rank's endpoints' values) under the compressed labels, -1 kept, any other
+        vertex the label of every other vertex."""
+        xp = self.xp
+        count = self.endpoints.shape[0]
+        if not count:
+            return xp.where(labels < 0, -1, 0).astype(self.local.src.dtype)
+        at = xp.searchsorted(self.endpoints, labels)
+        found = (at < count) & (self.endpoints[xp.minimum(at, count - 1)] == labels)
+        return xp.where(labels < 0, -1, xp.where(found, at, count)).astype(self.local.src.dtype)
+
+    def lowest(self, local_index, *values):
+        """``(vertex, values at it...)`` of the lowest vertex any rank offers (its block's ``local_index``, or
+        None), or None (collective; the values as NumPy scalars)."""
+        offer = None if local_index is None else (self.first + local_index,
+                                                  *(_host_scalar(array[local_index]) for array in values))
+        offers = [offer for offer in self.comm.allgather_object(offer) if offer is not None]
+        return min(offers) if offers else None
+
+    def value_at(self, vertex, values):
+        """``values[vertex]`` of the rank that owns ``vertex``, on every rank (collective; a NumPy scalar)."""
+        owner = int(self.blocks.owner(vertex))
+        mine = _host_scalar(values[vertex - self.first]) if owner == self.comm.rank else None
+        return self.comm.allgather_object(mine)[owner]
+
+
+class _GlobalView:
+    """A rank's compressed tuples seen under global labels, for the fault messages."""
+
+    def __init__(self, vg):
+        self.local, self.endpoints = vg.local, vg.endpoints
+        self.weights = vg.local.weights
+
+    def edge(self, index):
+        u, v = self.local.edge(index)
+        return int(self.endpoints[u]), int(self.endpoints[v])
+
+
+class _ByLabel:
+    """Values under the compressed labels looked up by global label (of an endpoint), for the fault messages."""
+
+    def __init__(self, vg, values):
+        self.vg, self.values = vg, values
+
+    def __getitem__(self, label):
+        xp = self.vg.xp
+        return self.values[int(xp.searchsorted(self.vg.endpoints, xp.asarray([label]))[0])]
+
 
 def validate_bfs(vg, root, parents, *, engine="auto"):
     """`bfs.validate_bfs` of a result split over the ranks: `parents` is this rank's part (collective)."""
     kernel, xp = bfs.KERNEL, vg.xp
     root, shapes = _exchange_shapes(vg, root, parents, None)
-    parents = _gather_parents(vg, kernel, root, parents, shapes)
-    reached = check_parents(kernel, vg, root, parents)
-    bfs.check_self_parents(xp, parents, root, reached)
-    levels = tree_levels(kernel, parents, root, reached, engine)
-    parents = parents.astype(vg.local.src.dtype, copy=False)
-    confirmed = xp.zeros(vg.num_vertices, dtype=xp.bool_)
-    reached_unreached, level_jump, _ = bfs.edge_pass(xp, vg.local, root, reached, levels, parents, engine,
-                                                     confirmed)
-    fault = _fault(bfs.raise_tuple_fault, vg.local, reached, levels, reached_unreached, level_jump)
-    return _settle(vg, root, reached, fault, confirmed, lambda vertex: bfs.raise_unconfirmed(parents, vertex))
+    parents = _own_parents(vg, kernel, parents, shapes)
+    reached = _check_parents(vg, kernel, root, parents)
+    labels = vg.first + xp.arange(parents.shape[0], dtype=xp.int64)
+    fault = vg.lowest(first_true(xp, reached & (parents == labels) & (labels != root)))
+    bfs.raise_self_parent(None if fault is None else fault[0], root)
+    levels = _tree_levels(vg, kernel, parents, root, reached)
+    endpoint_parents = vg.fetch(parents, -1)
+    endpoint_reached = endpoint_parents >= 0
+    endpoint_levels = vg.fetch(levels, -1)
+    confirmed = xp.zeros(vg.local.num_vertices, dtype=xp.bool_)
+    reached_unreached, level_jump, _ = bfs.edge_pass(xp, vg.local, vg.local.num_vertices - 1, endpoint_reached,
+                                                     endpoint_levels, vg.compressed_labels(endpoint_parents),
+                                                     engine, confirmed)
+    fault = _fault(bfs.raise_tuple_fault, _GlobalView(vg), _ByLabel(vg, endpoint_reached),
+                   _ByLabel(vg, endpoint_levels), reached_unreached, level_jump)
+    unconfirmed, nedge = _settle(vg, root, reached, endpoint_reached, fault, confirmed, parents)
+    if unconfirmed is not None:
+        vertex, parent = unconfirmed
+        bfs.raise_unconfirmed({vertex: parent}, vertex)
+    return nedge
 
 
 def validate_sssp(vg, root, parents, distances, *, engine="auto"):
@@ -144,19 +237,120 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
         raise ValueError("SSSP validation needs a ValidationGraph built with weights")
     kernel, xp = sssp.KERNEL, vg.xp
     root, shapes = _exchange_shapes(vg, root, parents, distances)
-    parents = _gather_parents(vg, kernel, root, parents, shapes)
-    reached = check_parents(kernel, vg, root, parents)
+    parents = _own_parents(vg, kernel, parents, shapes)
+    reached = _check_parents(vg, kernel, root, parents)
     _check_part_lengths(vg, kernel, "distances-length", "distance", [shape[2] for shape in shapes])
-    distances = _whole(vg, "distances", distances, xp.float32)
-    distances = sssp.check_distances(vg, root, distances)
-    tree_levels(kernel, parents, root, reached, engine)
-    parents = parents.astype(vg.local.src.dtype, copy=False)
-    confirmed = xp.zeros(vg.num_vertices, dtype=xp.bool_)
-    reached_unreached, not_minimal, _ = sssp.edge_pass(xp, vg.local, root, reached, parents, distances,
+    distances = _in(xp, distances).astype(xp.float32, copy=False)
+    sssp.raise_root_distance(root, numpy.float32(vg.value_at(root, distances)))
+    _tree_levels(vg, kernel, parents, root, reached)
+    endpoint_parents = vg.fetch(parents, -1)
+    endpoint_reached = endpoint_parents >= 0
+    endpoint_distances = vg.fetch(distances, numpy.nan)
+    confirmed = xp.zeros(vg.local.num_vertices, dtype=xp.bool_)
+    reached_unreached, not_minimal, _ = sssp.edge_pass(xp, vg.local, vg.local.num_vertices - 1, endpoint_reached,
+                                                       vg.compressed_labels(endpoint_parents), endpoint_distances,
                                                        engine, confirmed)
-    fault = _fault(sssp.raise_tuple_fault, vg.local, reached, distances, reached_unreached, not_minimal)
-    return _settle(vg, root, reached, fault, confirmed,
-                   lambda vertex: sssp.raise_unconfirmed(parents, distances, vertex))
+    fault = _fault(sssp.raise_tuple_fault, _GlobalView(vg), _ByLabel(vg, endpoint_reached),
+                   _ByLabel(vg, endpoint_distances), reached_unreached, not_minimal)
+    unconfirmed, nedge = _settle(vg, root, reached, endpoint_reached, fault, confirmed, parents, distances)
+    if unconfirmed is not None:
+        vertex, parent, distance = unconfirmed
+        parent_distance = numpy.float32(vg.value_at(parent, distances))  # every rank asks: a collective
+        sssp.raise_unconfirmed({vertex: parent}, {vertex: numpy.float32(distance), parent: parent_distance}, vertex)
+    return nedge
+
+
+def _compressed(src, dst, weights, empty=None):
+    """``(endpoints, local graph)``: the distinct endpoints, sorted, and the tuples under their indices there.
+    NumPy tuples through a bitmap of the endpoints (N / 8 bytes, with its words' ranks as many); CuPy tuples
+    (which may live in mapped host memory) chunk by chunk, relabelled into arrays from ``empty(count, dtype)``
+    (device memory by default)."""
+    xp = array_module(src, dst)
+    if xp is numpy:
+        words = numpy.zeros(-(-int(max(src.max(initial=0), dst.max(initial=0)) + 1) // 64), dtype=numpy.uint64)
+        _mark_endpoints(src, dst, words)
+        word_ranks = _word_ranks(words)
+        endpoints = _set_bits(words, word_ranks)
+        index_dtype = index_dtype_for(endpoints.shape[0] + 1)
+        relabelled = [numpy.empty(src.shape[0], dtype=index_dtype) for _ in range(2)]
+        for labels, target in zip((src, dst), relabelled):
+            _relabel(labels, words, word_ranks, target)
+    else:
+        endpoints = xp.empty(0, dtype=xp.int64)
+        for _, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
+            endpoints = xp.unique(xp.concatenate((endpoints, *chunk)).astype(xp.int64, copy=False))
+        index_dtype = index_dtype_for(endpoints.shape[0] + 1)
+        relabelled = [(empty or xp.empty)(src.shape[0], index_dtype) for _ in range(2)]
+        for first, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
+            for target, labels in zip(relabelled, chunk):
+                target[first:first + labels.shape[0]] = xp.searchsorted(endpoints, labels)
+    return endpoints, ValidationGraph.from_edges(*relabelled, endpoints.shape[0] + 1, weights)
+
+
+@numba.njit(cache=True)
+def _mark_endpoints(src, dst, words):
+    for labels in (src, dst):
+        for label in labels:
+            words[label >> 6] |= numpy.uint64(1) << numpy.uint64(label & 63)
+
+
+@numba.njit(cache=True)
+def _popcount(word):
+    count = 0
+    while word:
+        word &= word - numpy.uint64(1)
+        count += 1
+    return count
+
+
+@numba.njit(cache=True)
+def _word_ranks(words):
+    """The set bits before each word (int64)."""
+    ranks = numpy.empty(words.shape[0], dtype=numpy.int64)
+    total = 0
+    for w in range(words.shape[0]):
+        ranks[w] = total
+        total += _popcount(words[w])
+    return ranks
+
+
+@numba.njit(cache=True)
+def _set_bits(words, word_ranks):
+    """The labels of the set bits, in order (int64)."""
+    labels = numpy.empty(word_ranks[-1] + _popcount(words[-1]) if words.shape[0] else 0, dtype=numpy.int64)
+    for w in range(words.shape[0]):
+        word, at = words[w], word_ranks[w]
+        while word:
+            labels[at] = 64 * w + _popcount((word & (~word + numpy.uint64(1))) - numpy.uint64(1))
+            word &= word - numpy.uint64(1)
+            at += 1
+    return labels
+
+
+@numba.njit(parallel=True, cache=True)
+def _relabel(labels, words, word_ranks, out):
+    """Each label's rank among the set bits."""
+    for i in numba.prange(labels.shape[0]):
+        label = labels[i]
+        below = words[label >> 6] & ((numpy.uint64(1) << numpy.uint64(label & 63)) - numpy.uint64(1))
+        out[i] = word_ranks[label >> 6] + _popcount(below)
+
+
+def _counts_by_owner(blocks, labels):
+    """How many of the sorted ``labels`` each rank owns (NumPy int64)."""
+    xp = array_module(labels)
+    bounds = xp.asarray([blocks.begin(rank) for rank in range(blocks.num_ranks)] + [blocks.num_vertices],
+                        dtype=xp.int64)
+    return numpy.diff(_host(xp.searchsorted(labels, bounds))).astype(numpy.int64)
+
+
+def _host(array):
+    return array if isinstance(array, numpy.ndarray) else array.get()
+
+
+def _host_scalar(value):
+    """An array's element as a NumPy scalar (picklable, its dtype kept)."""
+    return value.get()[()] if hasattr(value, "get") and not isinstance(value, numpy.generic) else value
 
 
 def _in(xp, array):
@@ -180,31 +374,14 @@ def _exchange_shapes(vg, root, parents, distances):
     return root, [report[1:] for report in reports]
 
 
-def _gather_parents(vg, kernel, root, parents, shapes):
-    """The whole parent array (int64), every rank's part having been checked for length and dtype."""
+def _own_parents(vg, kernel, parents, shapes):
+    """This rank's parents (int64), every rank's part having been checked for length and dtype."""
     _check_part_lengths(vg, kernel, "parents-length", "parent", [shape[0] for shape in shapes])
     for rank, (_, dtype, _) in enumerate(shapes):
         if numpy.dtype(dtype).kind != "i":
             part = "" if vg.comm.size == 1 else f"rank {rank}'s "
             raise TypeError(f"{part}parents must be a signed integer array, not {numpy.dtype(dtype)}")
-    return _whole(vg, "parents", parents, vg.xp.int64)
-
-
-def _whole(vg, name, part, dtype):
-    """The whole array of every rank's `part` (checked for length), as `dtype`: on host buffers the gathered
-    array that `vg` keeps for `name` (`comm.gathered_array`: one copy a host where the ranks share its memory),
-    refilled by every validation; on a device communicator an allgather."""
-    part = _in(vg.xp, part).astype(dtype, copy=False)
-    if vg.xp is not numpy:
-        return vg.comm.allgather(part)
-    gathered = vg._gathered.get(name)
-    if gathered is None:
-        gathered = vg._gathered[name] = vg.comm.gathered_array(
-            [vg.blocks.count(rank) for rank in range(vg.comm.size)], dtype)
-    vg.comm.barrier()  # no rank still reads the previous validation's array
-    gathered.local[:] = part
-    gathered.publish()
-    return gathered.whole
+    return _in(vg.xp, parents).astype(vg.xp.int64, copy=False)
 
 
 def _check_part_lengths(vg, kernel, rule, name, shapes):
@@ -218,6 +395,42 @@ def _check_part_lengths(vg, kernel, rule, name, shapes):
             raise wrong_length(kernel, rule, name, shape, count, part)
 
 
+def _check_parents(vg, kernel, root, parents):
+    """``parent-out-of-range`` at the lowest vertex over the ranks, then ``root-not-self-parent``; `reached`."""
+    n = vg.num_vertices
+    fault = vg.lowest(first_true(vg.xp, out_of_range(parents, n)), parents)
+    if fault is not None:
+        raise_out_of_range(kernel, fault[0], fault[1], n)
+    raise_root_not_self_parent(kernel, root, vg.value_at(root, parents))
+    return parents >= 0
+
+
+def _tree_levels(vg, kernel, parents, root, reached):
+    """Levels of this rank's vertices (-1 unreached) by pointer jumping across the ranks (step 3); raise
+    `cycle` at the lowest vertex whose parent chain does not reach the root."""
+    xp, comm = vg.xp, vg.comm
+    labels = vg.first + xp.arange(parents.shape[0], dtype=xp.int64)
+    ancestor = xp.where(reached, parents, labels)  # an unreached vertex is its own ancestor, at depth 0
+    depth = (reached & (labels != root)).astype(xp.int64)
+    for _ in range(math.ceil(math.log2(vg.num_vertices)) + 1):
+        pending = xp.flatnonzero(reached & (ancestor != root))
+        if not comm.allreduce(int(pending.shape[0]), "sum"):
+            break
+        targets = ancestor[pending]
+        order = xp.argsort(targets)
+        pending, targets = pending[order], targets[order]
+        send_counts = _counts_by_owner(vg.blocks, targets)
+        (asked,), asked_counts = comm.alltoallv((targets,), send_counts)
+        asked -= vg.first
+        answers, _ = comm.alltoallv((ancestor[asked], depth[asked]), asked_counts, send_counts)
+        depth[pending] += answers[1]
+        ancestor[pending] = answers[0]
+    fault = vg.lowest(first_true(xp, reached & (ancestor != root)))
+    raise_cycle(kernel, None if fault is None else fault[0], root)
+    depth_dtype = numpy.int32 if vg.num_vertices <= 2**29 else numpy.int64  # as one process's levels
+    return xp.where(reached, depth, -1).astype(depth_dtype)
+
+
 def _fault(raise_fault, *args):
     """This rank's tuple fault as ``(kernel, rule, message, vertex, edge)`` (picklable), or None."""
     try:
@@ -228,16 +441,22 @@ def _fault(raise_fault, *args):
     return None
 
 
-def _settle(vg, root, reached, fault, confirmed, raise_unconfirmed):
-    """Steps 4-6 of the module docstring: the same fault or nedge on every rank."""
-    comm = vg.comm
-    share = vg.local.count_reached_tuples(reached)
+def _settle(vg, root, reached, endpoint_reached, fault, confirmed, *values):
+    """Steps 4-6 of the module docstring, the same on every rank: raise the tuple fault; then ``(the lowest
+    unconfirmed vertex with ``values`` at it (its parent, ...), or None; nedge)``."""
+    comm, xp = vg.comm, vg.xp
+    share = vg.local.count_reached_tuples(endpoint_reached)
     reports = comm.allgather_object((fault, share))
     faults = [(_TUPLE_RULE_ORDER[fault[1]], rank, fault) for rank, (fault, _) in enumerate(reports)
               if fault is not None]
     if faults:
         kernel, rule, message, vertex, edge = min(faults, key=lambda item: item[:2])[2]
         raise ValidationError(kernel, rule, message, vertex=vertex, edge=edge)
-    confirmed = comm.allreduce(confirmed, "or")
-    raise_unconfirmed(first_unconfirmed(vg.xp, reached, confirmed, root))
-    return sum(rank_share for _, rank_share in reports)
+    confirmed_labels = vg.endpoints[confirmed[:-1]]
+    (arrived,), _ = comm.alltoallv((confirmed_labels,), _counts_by_owner(vg.blocks, confirmed_labels))
+    owned_confirmed = xp.zeros(reached.shape[0], dtype=xp.bool_)
+    owned_confirmed[arrived - vg.first] = True
+    unconfirmed = reached & ~owned_confirmed
+    if vg.blocks.owner(root) == comm.rank:
+        unconfirmed[root - vg.first] = False
+    return vg.lowest(first_true(xp, unconfirmed), *values), sum(rank_share for _, rank_share in reports)

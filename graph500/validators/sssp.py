@@ -115,12 +115,17 @@ def check_distances(vg, root, distances):
     if distances.ndim != 1 or distances.shape[0] != n:
         raise wrong_length(KERNEL, "distances-length", "distance", distances.shape, n)
     distances = distances.astype(numpy.float32, copy=False)
-    if not bool(distances[root] == 0):
+    raise_root_distance(root, distances[root])
+    return distances
+
+
+def raise_root_distance(root, distance):
+    """Raise `root-distance` unless the root's ``distance`` is 0."""
+    if not bool(distance == 0):
         raise ValidationError(KERNEL, "root-distance",
-                              f"dist[{root}] = {float32_text(distances[root])}, "
+                              f"dist[{root}] = {float32_text(distance)}, "
                               f"but the root's distance must be 0",
                               vertex=root)
-    return distances
 
 
 def raise_not_minimal(vg, distances, index):

@@ -22,8 +22,9 @@ with each rank's graph and searches on its GPU:
   from them on its GPU (the one-GPU sort-based builder given a row range),
   its vertices numbered by decreasing degree within the block.
 - Validation: the distributed validator on each rank's GPU, its tuple slice
-  copied from mapped host memory in chunks, parents and distances allgathered
-  through NCCL.
+  relabelled by its distinct endpoints into mapped host memory and read in
+  chunks, the endpoints' parents and levels or distances asked of their
+  owners through NCCL.
 - Searches: the distributed GPU kernels (`graph500.kernels.gpu.bfs_distributed`);
   a search is timed from a barrier until the slowest rank's GPU is done.
 - Memory (`memory_needs`): each host's pinned memory for its ranks' tuples,
@@ -282,7 +283,7 @@ class DistributedGPUBackend(DistributedBackend):
         """The validators' `DistributedValidationGraph` of this rank's tuples (in mapped host memory), validated on
         its GPU through NCCL (collective)."""
         return DistributedValidationGraph.from_edges(self.device_comm, self.blocks(num_vertices), src, dst,
-                                                     num_vertices, weights)
+                                                     num_vertices, weights, empty=runtime.host_mapped_empty)
 
     def timed(self, search, root):
         """``(output, seconds)`` of one collective search: from a barrier until the slowest rank's GPU is done."""
