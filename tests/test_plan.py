@@ -38,8 +38,8 @@ def test_gpu_plans_are_the_checks_own():
 
 
 @pytest.mark.parametrize("backend, vertex_bytes", [
-    ("cpu", distributed.KERNEL_VERTEX_BYTES + distributed.VALIDATION_VERTEX_BYTES),
-    ("gpu", gpu_distributed.GRAPH_VERTEX_BYTES + gpu_backend.VALIDATION_VERTEX_BYTES),
+    ("cpu", distributed.KERNEL_VERTEX_BYTES),
+    ("gpu", gpu_distributed.GRAPH_VERTEX_BYTES),
 ])
 def test_the_whole_graph_arrays_do_not_shrink_with_more_ranks(backend, vertex_bytes):
     """The part of a rank's (a GPU's) peak held for all N vertices: the same on 4 ranks and on 256, inside the

@@ -210,6 +210,7 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     root, shapes = _exchange_shapes(vg, root, parents, None)
     parents = _own_parents(vg, kernel, parents, shapes)
     reached = _check_parents(vg, kernel, root, parents)
+    parents = parents.astype(index_dtype_for(vg.num_vertices), copy=False)  # each -1 or a vertex now
     labels = vg.first + xp.arange(parents.shape[0], dtype=xp.int64)
     fault = vg.lowest(first_true(xp, reached & (parents == labels) & (labels != root)))
     bfs.raise_self_parent(None if fault is None else fault[0], root)
@@ -239,6 +240,7 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     root, shapes = _exchange_shapes(vg, root, parents, distances)
     parents = _own_parents(vg, kernel, parents, shapes)
     reached = _check_parents(vg, kernel, root, parents)
+    parents = parents.astype(index_dtype_for(vg.num_vertices), copy=False)  # each -1 or a vertex now
     _check_part_lengths(vg, kernel, "distances-length", "distance", [shape[2] for shape in shapes])
     distances = _in(xp, distances).astype(xp.float32, copy=False)
     sssp.raise_root_distance(root, numpy.float32(vg.value_at(root, distances)))

@@ -38,7 +38,7 @@ import socket
 import numpy as np
 
 from graph500.comm import NCCLCommunicator, SelfCommunicator, host_placement, slowest
-from graph500.distributed import DistributedBackend
+from graph500.distributed import DistributedBackend, validation_endpoints
 from graph500.errors import Graph500Error
 from graph500.kernels.cpu.backend import available_memory_bytes
 from graph500.kernels.gpu import backend as single_gpu, build as gpu_build, generator, runtime
@@ -58,6 +58,11 @@ ENTRY_BYTES = 4 + 4
 ROW_COPY_ENTRY_BYTES = 4
 OWNED_VERTEX_BYTES = 8 + (4 + 4 + 8 + 4 + 4 + 4) + (8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4)
 GRAPH_VERTEX_BYTES = 8 + 1 + (4 + 8) + (8 + 12) + 4 + 8
+# The distributed validator's device bytes a distinct endpoint of the rank's tuples (the endpoints, their
+# first-endpoint counts, the owners' requested indices, a validation's fetched values and compressed parents)
+# and an owned vertex (parents, levels, pointer jumping's ancestor and depth): counted, not yet measured.
+VALIDATION_ENDPOINT_BYTES = 8 + 8 + 8 + (4 + 4 + 4 + 1 + 1) + 16
+VALIDATION_OWNED_BYTES = 8 + 8 + 8 + 8 + 4 + 8 + 1 + 1
 
 
 TUPLE_CHUNK = 1 << 26  # tuples a rank sends at once in kernel 1's exchange
@@ -155,14 +160,15 @@ def device_phases(scale, edgefactor, num_ranks, bfs_row_copy=False):
     return {"exchange": min(slice_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES,
             "construction": gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True),
             "searches": searches,
-            "validation": searches + num_vertices * single_gpu.VALIDATION_VERTEX_BYTES
+            "validation": searches + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES
+            + -(-num_vertices // num_ranks) * VALIDATION_OWNED_BYTES
             + min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES}
 
 
 def whole_graph_bytes(scale):
     """The device bytes of `device_phases` that every GPU holds for all N vertices, whatever P: the searches' (the
-    requests' staging and send buffers, label tables, bitmaps) and the validator's whole arrays."""
-    return (GRAPH_VERTEX_BYTES + single_gpu.VALIDATION_VERTEX_BYTES) << scale
+    requests' staging and send buffers, label tables, bitmaps)."""
+    return GRAPH_VERTEX_BYTES << scale
 
 
 def device_memory_bytes(scale, edgefactor, num_ranks, bfs_row_copy=False):
