@@ -77,6 +77,7 @@ class DistributedValidationGraph:
         self.endpoints = endpoints
         self.local = local
         self.endpoint_counts, self.requested, self.requested_counts = requests
+        self.endpoint_bitmap = None  # NumPy: the endpoints' bitmap and its words' ranks (`_compressed`)
         xp = self.xp
         counts = xp.ascontiguousarray(local.first_endpoint_counts[:endpoints.shape[0]], dtype=xp.int64)
         (received,), _ = comm.alltoallv((counts,), self.endpoint_counts, self.requested_counts)
@@ -117,11 +118,13 @@ class DistributedValidationGraph:
                 raise ValueError(rank_problem if comm.size == 1 else f"rank {rank}: {rank_problem}")
         if len({weighted for _, weighted in reports}) > 1:
             raise ValueError("some ranks gave weights and others did not")
-        endpoints, local = prepared
+        endpoints, local, endpoint_bitmap = prepared
         endpoint_counts = _counts_by_owner(blocks, endpoints)
         (requested,), requested_counts = comm.alltoallv((endpoints,), endpoint_counts)
         requested = (requested - blocks.begin(comm.rank)).astype(numpy.int64)
-        return cls(comm, blocks, endpoints, local, (endpoint_counts, requested, requested_counts))
+        graph = cls(comm, blocks, endpoints, local, (endpoint_counts, requested, requested_counts))
+        graph.endpoint_bitmap = endpoint_bitmap
+        return graph
 
     def count_reached_tuples(self, local_reached):
         """nedge of a search from this rank's part of `reached` (one bool per owned vertex), on every rank.
@@ -160,6 +163,10 @@ class DistributedValidationGraph:
         vertex the label of every other vertex."""
         xp = self.xp
         count = self.endpoints.shape[0]
+        if self.endpoint_bitmap is not None:
+            compressed = numpy.empty(labels.shape[0], dtype=self.local.src.dtype)
+            _relabel(labels, *self.endpoint_bitmap, compressed)
+            return compressed
         if not count:
             return xp.where(labels < 0, -1, 0).astype(self.local.src.dtype)
         at = xp.searchsorted(self.endpoints, labels)
@@ -263,10 +270,10 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
 
 
 def _compressed(src, dst, weights, empty=None):
-    """``(endpoints, local graph)``: the distinct endpoints, sorted, and the tuples under their indices there.
-    NumPy tuples through a bitmap of the endpoints (N / 8 bytes, with its words' ranks as many); CuPy tuples
-    (which may live in mapped host memory) chunk by chunk, relabelled into arrays from ``empty(count, dtype)``
-    (device memory by default)."""
+    """``(endpoints, local graph, bitmap)``: the distinct endpoints, sorted, and the tuples under their indices
+    there. NumPy tuples through a bitmap of the endpoints (N / 8 bytes, with its words' ranks as many: the
+    ``bitmap`` kept, for relabelling parents); CuPy tuples (which may live in mapped host memory) chunk by chunk,
+    relabelled into arrays from ``empty(count, dtype)`` (device memory by default), by binary search."""
     xp = array_module(src, dst)
     if xp is numpy:
         words = numpy.zeros(-(-int(max(src.max(initial=0), dst.max(initial=0)) + 1) // 64), dtype=numpy.uint64)
@@ -277,7 +284,9 @@ def _compressed(src, dst, weights, empty=None):
         relabelled = [numpy.empty(src.shape[0], dtype=index_dtype) for _ in range(2)]
         for labels, target in zip((src, dst), relabelled):
             _relabel(labels, words, word_ranks, target)
+        bitmap = (words, word_ranks)
     else:
+        bitmap = None
         endpoints = xp.empty(0, dtype=xp.int64)
         for _, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
             endpoints = xp.unique(xp.concatenate((endpoints, *chunk)).astype(xp.int64, copy=False))
@@ -286,7 +295,7 @@ def _compressed(src, dst, weights, empty=None):
         for first, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
             for target, labels in zip(relabelled, chunk):
                 target[first:first + labels.shape[0]] = xp.searchsorted(endpoints, labels)
-    return endpoints, ValidationGraph.from_edges(*relabelled, endpoints.shape[0] + 1, weights)
+    return endpoints, ValidationGraph.from_edges(*relabelled, endpoints.shape[0] + 1, weights), bitmap
 
 
 @numba.njit(cache=True)
@@ -331,11 +340,18 @@ def _set_bits(words, word_ranks):
 
 @numba.njit(parallel=True, cache=True)
 def _relabel(labels, words, word_ranks, out):
-    """Each label's rank among the set bits."""
+    """Each label's rank among the set bits; -1 stays -1, and a label whose bit is clear (or past the bitmap)
+    becomes the number of set bits (the label of every other vertex)."""
+    elsewhere = word_ranks[-1] + _popcount(words[-1])
     for i in numba.prange(labels.shape[0]):
         label = labels[i]
-        below = words[label >> 6] & ((numpy.uint64(1) << numpy.uint64(label & 63)) - numpy.uint64(1))
-        out[i] = word_ranks[label >> 6] + _popcount(below)
+        if label < 0:
+            out[i] = -1
+        elif (label >> 6) >= words.shape[0] or not (words[label >> 6] >> numpy.uint64(label & 63)) & 1:
+            out[i] = elsewhere
+        else:
+            below = words[label >> 6] & ((numpy.uint64(1) << numpy.uint64(label & 63)) - numpy.uint64(1))
+            out[i] = word_ranks[label >> 6] + _popcount(below)
 
 
 def _counts_by_owner(blocks, labels):
@@ -419,7 +435,8 @@ def _tree_levels(vg, kernel, parents, root, reached):
         if not comm.allreduce(int(pending.shape[0]), "sum"):
             break
         targets = ancestor[pending]
-        order = xp.argsort(targets)
+        order = xp.argsort((targets // vg.blocks.block).astype(xp.int16 if comm.size < 2**15 else xp.int32),
+                           kind="stable")  # grouped by owner: a radix sort of small keys
         pending, targets = pending[order], targets[order]
         send_counts = _counts_by_owner(vg.blocks, targets)
         (asked,), asked_counts = comm.alltoallv((targets,), send_counts)
