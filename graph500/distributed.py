@@ -155,8 +155,8 @@ def validation_endpoints(num_vertices, slice_tuples):
 
 def whole_graph_bytes(scale):
     """The host bytes of `memory_phases` that every rank holds for all N vertices, whatever P: the kernels'
-    table."""
-    return KERNEL_VERTEX_BYTES << scale
+    table, and the validator's bitmap of its endpoints with a count a 64-bit word (N / 8 bytes each)."""
+    return (KERNEL_VERTEX_BYTES << scale) + 2 * ((1 << scale) // 8)
 
 
 def set_threads_per_rank(comm):

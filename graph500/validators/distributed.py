@@ -4,7 +4,7 @@ On P ranks every rank holds a slice of the input tuples (rank r generated
 ``partition.tuple_range(M, r, P)``) and the result for the vertices it owns
 (``partition.VertexBlocks``: parents, global labels, -1 unreached, and for
 SSSP float32 distances, ``blocks.count(r)`` each). No rank holds an array of
-all N vertices: `DistributedValidationGraph` keeps the rank's tuples under
+all N vertices but a bitmap: `DistributedValidationGraph` keeps the rank's tuples under
 compressed labels (the distinct endpoints of its slice in label order, so
 the tuples keep their order and grouping; one more label stands for every
 other vertex) and knows which of its vertices each rank's tuples name.
@@ -29,8 +29,9 @@ when given one. Every call is collective.
    ``tree-edge-not-in-graph`` or ``unconfirmed-distance``.
 6. nedge: the ranks' counts of their tuples with a reached first endpoint.
 
-Memory a rank: its tuples, its block's values and one value an endpoint of
-its tuples. Errors and messages are the single-process validator's (P = 1
+Memory a rank: its tuples, its block's values, a few values an endpoint of
+its tuples and, on NumPy, a bitmap of those endpoints with a count a word
+(N / 8 bytes each: parents relabelled in O(1)). Errors and messages are the single-process validator's (P = 1
 gives its very result). `count_reached_tuples(local_reached)` gives nedge
 without validation (the owners' first-endpoint counts, one scalar exchange a
 search). Arrays travel through the communicator, in the array module of the
