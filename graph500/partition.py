@@ -12,8 +12,15 @@ the reference's list of M tuples (the generator makes any range exactly), and
 is the rank that checks them in validation.
 
 With P = 1 the single rank owns every vertex and every tuple.
+
+`DistinctLabels`: the distinct labels a rank's arrays name (its tuples'
+endpoints, its rows' neighbours), as a bitmap of all N labels with each
+64-bit word's count of the set bits before it (N / 8 bytes each): a label's
+place among them in O(1), and their values asked of their owners, instead
+of a table of all N vertices on every rank.
 """
 
+import numba
 import numpy as np
 
 from graph500.errors import Graph500Error
@@ -59,3 +66,84 @@ class VertexBlocks:
 def tuple_range(num_tuples, rank, num_ranks):
     """``(start, stop)``: the edge tuples rank ``rank`` generates and validates."""
     return rank * num_tuples // num_ranks, (rank + 1) * num_tuples // num_ranks
+
+
+class DistinctLabels:
+    """The distinct labels of NumPy integer ``arrays`` (each in [0, N)): ``labels`` (int64, sorted), ``words``
+    (the bitmap, uint64) and ``word_ranks`` (int64: the set bits before each word)."""
+
+    def __init__(self, arrays, num_vertices):
+        self.words = np.zeros(max(1, -(-int(num_vertices) // WORD_BITS)), dtype=np.uint64)
+        for array in arrays:
+            _mark(array, self.words)
+        self.word_ranks = _word_ranks(self.words)
+        self.labels = _set_bits(self.words, self.word_ranks)
+
+    def places(self, labels, out):
+        """Each label's place among the distinct ones, into ``out``; -1 stays -1 and a label not among them
+        becomes ``len(self.labels)``."""
+        _places(labels, self.words, self.word_ranks, out)
+        return out
+
+    def values_from_owners(self, comm, blocks, owned_values):
+        """The owners' ``owned_values`` (each rank's block's, one per vertex) of the distinct labels, in label
+        order (collective: two alltoallv)."""
+        bounds = np.searchsorted(self.labels, [blocks.begin(rank) for rank in range(comm.size)] + [blocks.num_vertices])
+        counts = np.diff(bounds).astype(np.int64)
+        (asked,), asked_counts = comm.alltoallv((self.labels,), counts)
+        (values,), _ = comm.alltoallv((owned_values[asked - blocks.begin(comm.rank)],), asked_counts, counts)
+        return values
+
+
+@numba.njit(cache=True)
+def _mark(labels, words):
+    for label in labels:
+        words[label >> 6] |= np.uint64(1) << np.uint64(label & 63)
+
+
+@numba.njit(inline="always", cache=True)
+def _popcount(word):
+    """Set bits of a uint64 (the SWAR count)."""
+    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@numba.njit(cache=True)
+def _word_ranks(words):
+    ranks = np.empty(words.shape[0], dtype=np.int64)
+    total = 0
+    for w in range(words.shape[0]):
+        ranks[w] = total
+        total += _popcount(words[w])
+    return ranks
+
+
+@numba.njit(cache=True)
+def _set_bits(words, word_ranks):
+    labels = np.empty(word_ranks[-1] + _popcount(words[-1]), dtype=np.int64)
+    for w in range(words.shape[0]):
+        word, at = words[w], word_ranks[w]
+        while word:
+            low = word & (~word + np.uint64(1))
+            labels[at] = 64 * w + _popcount(low - np.uint64(1))
+            word ^= low
+            at += 1
+    return labels
+
+
+@numba.njit(inline="always", cache=True)
+def place(label, words, word_ranks, elsewhere):
+    """``label``'s place among the set bits of ``words`` (``elsewhere`` where its bit is clear or past them)."""
+    word = label >> 6
+    if word >= words.shape[0] or not (words[word] >> np.uint64(label & 63)) & np.uint64(1):
+        return elsewhere
+    return word_ranks[word] + _popcount(words[word] & ((np.uint64(1) << np.uint64(label & 63)) - np.uint64(1)))
+
+
+@numba.njit(parallel=True, cache=True)
+def _places(labels, words, word_ranks, out):
+    elsewhere = word_ranks[-1] + _popcount(words[-1])
+    for i in numba.prange(labels.shape[0]):
+        out[i] = -1 if labels[i] < 0 else place(labels[i], words, word_ranks, elsewhere)

@@ -122,6 +122,7 @@ def test_rows_by_degree_class_relabels_and_orders_each_row_with_either_table_wid
     from graph500.kernels.cpu.bfs_distributed import _bit_lengths, _rows_by_degree_class
     from graph500.kernels.cpu.frontier import balanced_bounds
     from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation
+    from graph500.partition import DistinctLabels
 
     name, src, dst, num_vertices, _ = next(fixture_graphs())
     graph = build_csr(src, dst, num_vertices)
@@ -132,12 +133,14 @@ def test_rows_by_degree_class_relabels_and_orders_each_row_with_either_table_wid
     label_bits = max(1, (num_vertices - 1).bit_length())
     new_offsets = np.zeros_like(graph.offsets)
     np.cumsum(degrees[np.argsort(new_local)], out=new_offsets[1:])
+    neighbours = DistinctLabels((graph.neighbors,), num_vertices)  # the table holds the rows' neighbours only
     rows = []
     for dtype in (np.uint32, np.uint64):
         table = (degree_class.astype(dtype) << dtype(label_bits)) | new_local.astype(dtype)
         new_neighbors = np.empty_like(graph.neighbors)
-        _rows_by_degree_class(graph.offsets, graph.neighbors, new_local, table, label_bits, num_classes,
-                              balanced_bounds(graph.offsets, 2), new_offsets, new_neighbors)
+        _rows_by_degree_class(graph.offsets, graph.neighbors, new_local, neighbours.words, neighbours.word_ranks,
+                              table[neighbours.labels], label_bits, num_classes, balanced_bounds(graph.offsets, 2),
+                              new_offsets, new_neighbors)
         rows.append(new_neighbors)
     assert np.array_equal(rows[0], rows[1]), name
     new_class = np.empty_like(degree_class)

@@ -194,7 +194,7 @@ def test_one_rank_random_faults(seed, kind):
                     assert_same_sssp(graphs, root, sssp_parents, distances, engine))
         for verdict, rules in zip(verdicts, FAULT_RULES[kind]):  # caught, by a rule the kind breaks
             assert verdict[0] == "nedge" if rules is None else verdict[0] in rules, verdict
-    graphs[1].endpoint_bitmap = None  # parents relabelled by binary search, as on a device
+    graphs[1].distinct_endpoints = None  # parents relabelled by binary search, as on a device
     for engine in ENGINES:
         assert_same_bfs(graphs, root, parents, engine)
         assert_same_sssp(graphs, root, sssp_parents, distances, engine)

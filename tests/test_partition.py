@@ -11,7 +11,7 @@ from graph500.distributed import memory_estimate_bytes, partition_graph
 from graph500.errors import Graph500Error
 from graph500.generators import kronecker
 from graph500.kernels.cpu.build import build_csr, build_rows
-from graph500.partition import VertexBlocks, tuple_range
+from graph500.partition import DistinctLabels, VertexBlocks, tuple_range
 
 
 @pytest.mark.parametrize("num_vertices, num_ranks", [(512, 1), (512, 2), (512, 3), (1 << 12, 5), (1 << 12, 64), (100, 2)])
@@ -172,3 +172,21 @@ def test_mpi_communicator_collectives_on_three_ranks(tmp_path):
     result = run_ranks(3, script, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("ok") == 3  # the ranks' lines may interleave
+
+
+def test_distinct_labels_place_each_label_and_ask_its_owner():
+    """The distinct labels of two arrays, sorted; each label's place among them (-1 kept, an absent label past
+    them); one rank's values of them from its own block."""
+    rng = np.random.default_rng(3)
+    first, second = rng.integers(0, 1000, size=300), rng.integers(0, 1000, size=200)
+    distinct = DistinctLabels((first, second), 1000)
+    expected = np.unique(np.concatenate((first, second)))
+    assert np.array_equal(distinct.labels, expected)
+    probe = np.array([-1, *expected.tolist(), *np.setdiff1d(np.arange(1000), expected)[:5].tolist()])
+    places = distinct.places(probe, np.empty(probe.shape[0], dtype=np.int32))
+    assert places[0] == -1
+    assert np.array_equal(places[1:1 + expected.shape[0]], np.arange(expected.shape[0]))
+    assert (places[1 + expected.shape[0]:] == expected.shape[0]).all()
+    values = np.arange(1000) * 7
+    assert np.array_equal(distinct.values_from_owners(SelfCommunicator(), VertexBlocks(1000, 1), values),
+                          expected * 7)

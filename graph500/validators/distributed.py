@@ -41,10 +41,10 @@ docs/kernels/distributed-validator.md.
 
 import math
 
-import numba
 import numpy
 
 from ..errors import ValidationError
+from ..partition import DistinctLabels
 from . import bfs, sssp
 from .common import (TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true,
                      index_dtype_for, out_of_range, raise_cycle, raise_out_of_range, raise_root_not_self_parent,
@@ -78,7 +78,7 @@ class DistributedValidationGraph:
         self.endpoints = endpoints
         self.local = local
         self.endpoint_counts, self.requested, self.requested_counts = requests
-        self.endpoint_bitmap = None  # NumPy: the endpoints' bitmap and its words' ranks (`_compressed`)
+        self.distinct_endpoints = None  # NumPy: the endpoints' `partition.DistinctLabels` (`_compressed`)
         xp = self.xp
         counts = xp.ascontiguousarray(local.first_endpoint_counts[:endpoints.shape[0]], dtype=xp.int64)
         (received,), _ = comm.alltoallv((counts,), self.endpoint_counts, self.requested_counts)
@@ -110,7 +110,7 @@ class DistributedValidationGraph:
                 raise ValueError(f"the blocks partition {blocks.num_vertices} vertices over {blocks.num_ranks} "
                                  f"ranks, not {num_vertices} over {comm.size}")
             check_edges(src, dst, num_vertices, weights)
-            prepared = _compressed(src, dst, weights, empty)
+            prepared = _compressed(src, dst, weights, num_vertices, empty)
         except ValueError as error:
             problem = str(error)
         reports = comm.allgather_object((problem, weights is not None))
@@ -119,12 +119,12 @@ class DistributedValidationGraph:
                 raise ValueError(rank_problem if comm.size == 1 else f"rank {rank}: {rank_problem}")
         if len({weighted for _, weighted in reports}) > 1:
             raise ValueError("some ranks gave weights and others did not")
-        endpoints, local, endpoint_bitmap = prepared
+        endpoints, local, distinct = prepared
         endpoint_counts = _counts_by_owner(blocks, endpoints)
         (requested,), requested_counts = comm.alltoallv((endpoints,), endpoint_counts)
         requested = (requested - blocks.begin(comm.rank)).astype(numpy.int64)
         graph = cls(comm, blocks, endpoints, local, (endpoint_counts, requested, requested_counts))
-        graph.endpoint_bitmap = endpoint_bitmap
+        graph.distinct_endpoints = distinct
         return graph
 
     def count_reached_tuples(self, local_reached):
@@ -164,10 +164,8 @@ class DistributedValidationGraph:
         vertex the label of every other vertex."""
         xp = self.xp
         count = self.endpoints.shape[0]
-        if self.endpoint_bitmap is not None:
-            compressed = numpy.empty(labels.shape[0], dtype=self.local.src.dtype)
-            _relabel(labels, *self.endpoint_bitmap, compressed)
-            return compressed
+        if self.distinct_endpoints is not None:
+            return self.distinct_endpoints.places(labels, numpy.empty(labels.shape[0], dtype=self.local.src.dtype))
         if not count:
             return xp.where(labels < 0, -1, 0).astype(self.local.src.dtype)
         at = xp.searchsorted(self.endpoints, labels)
@@ -270,24 +268,20 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     return nedge
 
 
-def _compressed(src, dst, weights, empty=None):
-    """``(endpoints, local graph, bitmap)``: the distinct endpoints, sorted, and the tuples under their indices
-    there. NumPy tuples through a bitmap of the endpoints (N / 8 bytes, with its words' ranks as many: the
-    ``bitmap`` kept, for relabelling parents); CuPy tuples (which may live in mapped host memory) chunk by chunk,
-    relabelled into arrays from ``empty(count, dtype)`` (device memory by default), by binary search."""
+def _compressed(src, dst, weights, num_vertices, empty=None):
+    """``(endpoints, local graph, distinct)``: the distinct endpoints, sorted, and the tuples under their places
+    there. NumPy tuples through `partition.DistinctLabels` (``distinct``, kept to place parents in O(1)); CuPy
+    tuples (which may live in mapped host memory) chunk by chunk, relabelled by binary search into arrays from
+    ``empty(count, dtype)`` (device memory by default)."""
     xp = array_module(src, dst)
     if xp is numpy:
-        words = numpy.zeros(-(-int(max(src.max(initial=0), dst.max(initial=0)) + 1) // 64), dtype=numpy.uint64)
-        _mark_endpoints(src, dst, words)
-        word_ranks = _word_ranks(words)
-        endpoints = _set_bits(words, word_ranks)
+        distinct = DistinctLabels((src, dst), num_vertices)
+        endpoints = distinct.labels
         index_dtype = index_dtype_for(endpoints.shape[0] + 1)
-        relabelled = [numpy.empty(src.shape[0], dtype=index_dtype) for _ in range(2)]
-        for labels, target in zip((src, dst), relabelled):
-            _relabel(labels, words, word_ranks, target)
-        bitmap = (words, word_ranks)
+        relabelled = [distinct.places(labels, numpy.empty(labels.shape[0], dtype=index_dtype))
+                      for labels in (src, dst)]
     else:
-        bitmap = None
+        distinct = None
         endpoints = xp.empty(0, dtype=xp.int64)
         for _, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
             endpoints = xp.unique(xp.concatenate((endpoints, *chunk)).astype(xp.int64, copy=False))
@@ -296,63 +290,7 @@ def _compressed(src, dst, weights, empty=None):
         for first, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
             for target, labels in zip(relabelled, chunk):
                 target[first:first + labels.shape[0]] = xp.searchsorted(endpoints, labels)
-    return endpoints, ValidationGraph.from_edges(*relabelled, endpoints.shape[0] + 1, weights), bitmap
-
-
-@numba.njit(cache=True)
-def _mark_endpoints(src, dst, words):
-    for labels in (src, dst):
-        for label in labels:
-            words[label >> 6] |= numpy.uint64(1) << numpy.uint64(label & 63)
-
-
-@numba.njit(cache=True)
-def _popcount(word):
-    count = 0
-    while word:
-        word &= word - numpy.uint64(1)
-        count += 1
-    return count
-
-
-@numba.njit(cache=True)
-def _word_ranks(words):
-    """The set bits before each word (int64)."""
-    ranks = numpy.empty(words.shape[0], dtype=numpy.int64)
-    total = 0
-    for w in range(words.shape[0]):
-        ranks[w] = total
-        total += _popcount(words[w])
-    return ranks
-
-
-@numba.njit(cache=True)
-def _set_bits(words, word_ranks):
-    """The labels of the set bits, in order (int64)."""
-    labels = numpy.empty(word_ranks[-1] + _popcount(words[-1]) if words.shape[0] else 0, dtype=numpy.int64)
-    for w in range(words.shape[0]):
-        word, at = words[w], word_ranks[w]
-        while word:
-            labels[at] = 64 * w + _popcount((word & (~word + numpy.uint64(1))) - numpy.uint64(1))
-            word &= word - numpy.uint64(1)
-            at += 1
-    return labels
-
-
-@numba.njit(parallel=True, cache=True)
-def _relabel(labels, words, word_ranks, out):
-    """Each label's rank among the set bits; -1 stays -1, and a label whose bit is clear (or past the bitmap)
-    becomes the number of set bits (the label of every other vertex)."""
-    elsewhere = word_ranks[-1] + _popcount(words[-1])
-    for i in numba.prange(labels.shape[0]):
-        label = labels[i]
-        if label < 0:
-            out[i] = -1
-        elif (label >> 6) >= words.shape[0] or not (words[label >> 6] >> numpy.uint64(label & 63)) & 1:
-            out[i] = elsewhere
-        else:
-            below = words[label >> 6] & ((numpy.uint64(1) << numpy.uint64(label & 63)) - numpy.uint64(1))
-            out[i] = word_ranks[label >> 6] + _popcount(below)
+    return endpoints, ValidationGraph.from_edges(*relabelled, endpoints.shape[0] + 1, weights), distinct
 
 
 def _counts_by_owner(blocks, labels):

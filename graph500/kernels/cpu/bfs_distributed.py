@@ -30,7 +30,8 @@ Data structures per rank (n = N / P vertices): parents (n, kept across
 searches), the replicated visited bitmap and the frontier bitmaps (N / 8
 bytes each, shared on one host), request buffers (grown to the largest
 level), the bottom-up work split, the rows under the new labels, the label
-tables (n each, and the input label of every vertex: N labels).
+tables (n each, and the input label of every vertex: N labels); at set-up
+the rows' distinct neighbours' classes and new labels, from their owners.
 
 Tunables: ``alpha`` (ALPHA 40: a top-down edge costs more here than in one
 process), ``beta`` (18), ``parallel_edges`` (2^15: smaller top-down levels
@@ -55,6 +56,7 @@ from graph500.kernels.cpu.frontier import (
 )
 from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, relabel
 from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
+from graph500.partition import DistinctLabels, place
 
 ALPHA = 40  # see the module's notes: top-down costs more per edge here than in one process
 HALF_BITS = np.uint64(32)  # a packed request: child offset << HALF_BITS | parent offset (blocks <= 2^32)
@@ -197,17 +199,19 @@ class DegreeOrderedPart:
         num_classes = int(comm.allreduce(int(degree_class.max(initial=0)), "max")) + 1
         label_bits = max(1, (graph.num_vertices - 1).bit_length())
         packed_dtype = np.uint32 if label_bits + num_classes.bit_length() <= 32 else np.uint64
-        # input label -> degree class << label_bits | new label, all N: one table read a row entry
-        class_and_label = comm.allgather((degree_class.astype(packed_dtype) << packed_dtype(label_bits))
-                                         | (graph.first_vertex + self.new_local).astype(packed_dtype))
+        # each distinct neighbour's degree class << label_bits | new label, from its owner: one read a row entry
+        neighbours = DistinctLabels((graph.neighbors,), graph.num_vertices)
+        class_and_label = neighbours.values_from_owners(
+            comm, graph.blocks, (degree_class.astype(packed_dtype) << packed_dtype(label_bits))
+            | (graph.first_vertex + self.new_local).astype(packed_dtype))
         del degree_class
         offsets = np.zeros_like(graph.offsets)
         np.cumsum(degrees[self.order], out=offsets[1:])
         neighbors = np.empty_like(graph.neighbors)
-        _rows_by_degree_class(graph.offsets, graph.neighbors, self.new_local, class_and_label, label_bits,
-                              num_classes, balanced_bounds(graph.offsets, numba.get_num_threads()), offsets,
-                              neighbors)
-        del class_and_label
+        _rows_by_degree_class(graph.offsets, graph.neighbors, self.new_local, neighbours.words, neighbours.word_ranks,
+                              class_and_label, label_bits, num_classes,
+                              balanced_bounds(graph.offsets, numba.get_num_threads()), offsets, neighbors)
+        del class_and_label, neighbours
         self._original = comm.gathered_array([graph.blocks.count(rank) for rank in range(comm.size)], dtype)
         self._original.local[:] = graph.first_vertex + self.order
         self._original.publish()
@@ -228,13 +232,15 @@ def _bit_lengths(values):
 
 
 @numba.njit(parallel=True, cache=True)
-def _rows_by_degree_class(offsets, neighbors, new_local, class_and_label, label_bits, num_classes, task_bounds,
-                          new_offsets, new_neighbors):
+def _rows_by_degree_class(offsets, neighbors, new_local, words, word_ranks, class_and_label, label_bits, num_classes,
+                          task_bounds, new_offsets, new_neighbors):
     """Input row r becomes new row ``new_local[r]`` under the new labels, by decreasing degree class (a
-    counting sort per row, stable): ``class_and_label[w]`` holds w's class above ``label_bits`` bits and its
-    new label below (one table read an entry; two tables, labels and classes, took 1.06x as long: rank 0's
-    rows of 2 at SCALE 20, one thread, 6 alternations in one process, 1.04-1.09x). Tasks take ranges of input
-    rows (read in order, the costlier side), gathering a row's labels and classes into their buffers once."""
+    counting sort per row, stable): ``words`` and ``word_ranks`` place the rows' neighbours among their distinct
+    labels (`partition.DistinctLabels`), ``class_and_label`` at each one's place its class above ``label_bits``
+    bits and its new label below
+    (one table read an entry; two tables, labels and classes, took 1.06x as long: rank 0's rows of 2 at SCALE
+    20, one thread, 6 alternations in one process, 1.04-1.09x). Tasks take ranges of input rows (read in order,
+    the costlier side), gathering a row's labels and classes into their buffers once."""
     for task in numba.prange(task_bounds.shape[0] - 1):
         first, end = task_bounds[task], task_bounds[task + 1]
         longest = 0
@@ -248,7 +254,7 @@ def _rows_by_degree_class(offsets, neighbors, new_local, class_and_label, label_
             begin, degree = offsets[r], offsets[r + 1] - offsets[r]
             next_slot[:] = 0
             for j in range(degree):
-                packed = class_and_label[neighbors[begin + j]]
+                packed = class_and_label[place(neighbors[begin + j], words, word_ranks, -1)]
                 labels[j] = packed & label_mask
                 classes[j] = num_classes - np.int64(packed >> label_bits)
                 next_slot[classes[j]] += 1
