@@ -165,7 +165,8 @@ class DistributedValidationGraph:
         xp = self.xp
         count = self.endpoints.shape[0]
         if self.distinct_endpoints is not None:
-            return self.distinct_endpoints.places(labels, numpy.empty(labels.shape[0], dtype=self.local.src.dtype))
+            return self.distinct_endpoints.places(labels.astype(numpy.int64, copy=False),
+                                                  numpy.empty(labels.shape[0], dtype=self.local.src.dtype))
         if not count:
             return xp.where(labels < 0, -1, 0).astype(self.local.src.dtype)
         at = xp.searchsorted(self.endpoints, labels)
@@ -278,8 +279,9 @@ def _compressed(src, dst, weights, num_vertices, empty=None):
         distinct = DistinctLabels((src, dst), num_vertices)
         endpoints = distinct.labels
         index_dtype = index_dtype_for(endpoints.shape[0] + 1)
-        relabelled = [distinct.places(labels, numpy.empty(labels.shape[0], dtype=index_dtype))
-                      for labels in (src, dst)]
+        relabelled = [numpy.empty(src.shape[0], dtype=index_dtype) for _ in range(2)]
+        for labels, target in zip((src, dst), relabelled):
+            distinct.places(labels.astype(numpy.int64, copy=False), target)  # int64: one compiled variant
     else:
         distinct = None
         endpoints = xp.empty(0, dtype=xp.int64)
