@@ -65,12 +65,13 @@ class DistributedValidationGraph:
     rank's vertices that each rank's tuples name, by rank) with
     `requested_counts`, `endpoint_counts` (this rank's endpoints by owner),
     `owned_first_endpoint_counts` (int64, one per owned vertex: how many of
-    all ranks' tuples, self-loops dropped, have it as first endpoint).
+    all ranks' tuples, self-loops dropped, have it as first endpoint),
+    `distinct_endpoints` (NumPy: the endpoints' `partition.DistinctLabels`).
     """
 
     distributed = True
 
-    def __init__(self, comm, blocks, endpoints, local, requests):
+    def __init__(self, comm, blocks, endpoints, local, requests, distinct_endpoints=None):
         self.comm = comm
         self.blocks = blocks
         self.num_vertices = blocks.num_vertices
@@ -78,7 +79,7 @@ class DistributedValidationGraph:
         self.endpoints = endpoints
         self.local = local
         self.endpoint_counts, self.requested, self.requested_counts = requests
-        self.distinct_endpoints = None  # NumPy: the endpoints' `partition.DistinctLabels` (`_compressed`)
+        self.distinct_endpoints = distinct_endpoints  # NumPy: the endpoints' `partition.DistinctLabels`
         xp = self.xp
         counts = xp.ascontiguousarray(local.first_endpoint_counts[:endpoints.shape[0]], dtype=xp.int64)
         (received,), _ = comm.alltoallv((counts,), self.endpoint_counts, self.requested_counts)
@@ -123,9 +124,7 @@ class DistributedValidationGraph:
         endpoint_counts = _counts_by_owner(blocks, endpoints)
         (requested,), requested_counts = comm.alltoallv((endpoints,), endpoint_counts)
         requested = (requested - blocks.begin(comm.rank)).astype(numpy.int64)
-        graph = cls(comm, blocks, endpoints, local, (endpoint_counts, requested, requested_counts))
-        graph.distinct_endpoints = distinct
-        return graph
+        return cls(comm, blocks, endpoints, local, (endpoint_counts, requested, requested_counts), distinct)
 
     def count_reached_tuples(self, local_reached):
         """nedge of a search from this rank's part of `reached` (one bool per owned vertex), on every rank.
@@ -162,11 +161,11 @@ class DistributedValidationGraph:
     def compressed_labels(self, labels):
         """Global ``labels`` (of this rank's endpoints' values) under the compressed labels, -1 kept, any other
         vertex the label of every other vertex."""
-        xp = self.xp
-        count = self.endpoints.shape[0]
         if self.distinct_endpoints is not None:
             return self.distinct_endpoints.places(labels.astype(numpy.int64, copy=False),
                                                   numpy.empty(labels.shape[0], dtype=self.local.src.dtype))
+        xp = self.xp
+        count = self.endpoints.shape[0]
         if not count:
             return xp.where(labels < 0, -1, 0).astype(self.local.src.dtype)
         at = xp.searchsorted(self.endpoints, labels)
