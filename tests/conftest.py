@@ -5,7 +5,7 @@ a cold cache (a fresh clone) the first runs of two ranks spend about 23 s
 compiling the distributed BFS and SSSP on both cores. Instead, while the
 first tests compile the one-process kernels in this process, a second
 process compiles the distributed ones on the other core, as the warm-up
-does (a search on a small graph, a build), and the ranks load them from the
+does (a search on a small graph, a build, a validation), and the ranks load them from the
 cache; with a warm cache it only loads them (about 2 s). It only saves time:
 it is stopped at the end of the session, finished or not, and its failure
 fails no test.
@@ -23,12 +23,13 @@ from graph500.comm import SelfCommunicator
 from graph500.distributed import DistributedBackend
 from graph500.kernels.cpu.bfs_distributed import DistributedBFS
 from graph500.kernels.cpu.sssp_distributed import DistributedDeltaStepping
-from graph500.warm_up import _build_part, _search_part
+from graph500.warm_up import _build_part, _search_part, _validate_part
 
 backend = DistributedBackend(SelfCommunicator())
 _search_part(backend, DistributedBFS, {})
 _search_part(backend, DistributedDeltaStepping, {})
 _build_part(backend)
+_validate_part(backend)
 """
 
 
