@@ -11,8 +11,9 @@ its share and combined through the communicator (`graph500.comm`):
   Alltoallv; once when both are owned by one rank), and each rank builds the
   CSR rows of its block (`build.build_rows`) into a `PartitionedGraph`.
 - incident_vertices (for the search keys): each rank marks the endpoints of
-  its tuples, the ranks OR their marks (Allreduce), so every rank draws the
-  same keys.
+  its tuples in a bitmap; the keys' candidates are asked a batch at a time,
+  the ranks ORing their answers (Allreduce), so every rank draws the same
+  keys.
 - timed: a barrier, the search, a barrier: the time until the slowest rank
   has its part of the output, the same on every rank.
 - check_memory: each rank's need, summed per host, against the host's
@@ -30,7 +31,6 @@ import numpy as np
 
 from graph500.comm import SelfCommunicator, host_placement, slowest
 from graph500.errors import Graph500Error
-from graph500.generators import roots
 from graph500.kernels.cpu.backend import RUNTIME_BYTES, CPUBackend, available_memory_bytes, cpu_model, generate_range
 from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, write_positions
 from graph500.kernels.cpu.frontier import equal_share
@@ -102,12 +102,36 @@ class DistributedBackend(CPUBackend):
                                                      weights)
 
     def incident_vertices(self, src, dst, num_vertices):
-        """Vertices with an edge other than a self-loop in any rank's tuples, on every rank (collective)."""
-        return self.comm.allreduce(roots.incident_vertices(src, dst, num_vertices), "or")
+        """Whether vertices have an edge other than a self-loop in any rank's tuples: `IncidentVertices`."""
+        return IncidentVertices(self.comm, src, dst, num_vertices)
 
     def timed(self, search, root):
         """``(output, seconds)`` of one collective search: from a barrier until the slowest rank is done."""
         return slowest(self.comm, lambda: search(root))
+
+
+class IncidentVertices:
+    """Whether vertices have an edge other than a self-loop in any rank's tuples, for the search keys: each rank
+    keeps a bitmap of its own tuples' endpoints (N / 8 bytes, not a flag of all N vertices every rank ORs), and
+    ``incident[candidates]`` (an int64 array, the same on every rank: collective) ORs the ranks' answers."""
+
+    def __init__(self, comm, src, dst, num_vertices):
+        self.comm = comm
+        self.words = np.zeros(max(1, -(-int(num_vertices) // 64)), dtype=np.uint64)
+        _mark_incident_bits(src, dst, self.words)
+
+    def __getitem__(self, vertices):
+        vertices = np.asarray(vertices, dtype=np.int64)
+        mine = (self.words[vertices >> 6] >> (vertices & 63).astype(np.uint64)) & np.uint64(1)
+        return self.comm.allreduce(mine.astype(np.bool_), "or")
+
+
+@numba.njit(cache=True)
+def _mark_incident_bits(src, dst, words):
+    for i in range(src.shape[0]):
+        if src[i] != dst[i]:
+            for label in (src[i], dst[i]):
+                words[label >> 6] |= np.uint64(1) << np.uint64(label & 63)
 
 
 def memory_estimate_bytes(scale, edgefactor, num_ranks):

@@ -10,9 +10,10 @@ search stops and the candidate in hand is taken as it is: on graphs with fewer
 usable vertices than roots, the reference's keys are then repeated or
 isolated, and `search_keys` reports that through ``complete``.
 
-Candidates are visited in order by stepping the skipped state by ``A^4`` (the
-counter moves by 2 and each unit is two draws), in a Numba loop, so even the
-degenerate 2N-candidate case is fast.
+Candidates are drawn in batches (twice as many each time) by stepping the
+skipped state by ``A^4`` (the counter moves by 2 and each unit is two draws)
+in a Numba loop, and looked up a batch at a time, so even the degenerate
+2N-candidate case is fast and several ranks ask each other a few times.
 """
 
 import numba
@@ -43,14 +44,40 @@ def mark_incident(src, dst, has_edge):
 def search_keys(scale, seed1, seed2, has_edge, count=64):
     """The reference's ``count`` search keys for a graph of ``2^scale`` vertices.
 
-    ``has_edge`` is `incident_vertices` of the graph. Returns ``(roots, complete)``:
-    an int64 array of ``count`` roots and whether each was a fresh vertex with an
-    edge (False when the reference's candidate counter ran out first).
+    ``has_edge[candidates]``: for an int64 array of candidates, whether each
+    has an edge other than a self-loop: `incident_vertices` of the graph (a
+    bool array of all N vertices), or the ranks' `graph500.distributed.
+    IncidentVertices` (collective: every rank asks the same candidates, a
+    batch at a time). Returns ``(roots, complete)``: an int64 array of
+    ``count`` roots and whether each was a fresh vertex with an edge (False
+    when the reference's candidate counter ran out first).
     """
-    start = mrg.skip(mrg.seed_state(seed1, seed2), 2 * 2**128)
-    roots = np.empty(count, dtype=np.int64)
-    complete = _choose_roots(np.int64(1) << np.int64(scale), start, mrg.POWERS_OF_A[2], has_edge, roots)
-    return roots, bool(complete)
+    num_vertices = 1 << scale
+    state = mrg.skip(mrg.seed_state(seed1, seed2), 2 * 2**128)
+    roots, chosen = [], set()
+    counter, complete, batch = 0, True, 2 * count
+    while len(roots) < count:
+        candidates, state = _candidates(state, mrg.POWERS_OF_A[2], np.int64(num_vertices), batch)
+        for candidate, incident in zip(candidates.tolist(), np.asarray(has_edge[candidates]).tolist()):
+            counter += 2
+            complete = complete and counter <= 2 * num_vertices
+            if not complete or (incident and candidate not in chosen):  # past the counter: taken as it is
+                roots.append(candidate)
+                chosen.add(candidate)
+                if len(roots) == count:
+                    break
+        batch *= 2  # few batches however many candidates are skipped
+    return np.array(roots, dtype=np.int64), complete
+
+
+@numba.njit(cache=True)
+def _candidates(state, counter_step, num_vertices, count):
+    """The next ``count`` candidates from ``state``, and the state after them."""
+    candidates = np.empty(count, dtype=np.int64)
+    for index in range(count):
+        candidates[index] = _candidate(state, num_vertices)
+        state = mrg.matvec_mod(counter_step, state)
+    return candidates, state
 
 
 @numba.njit(cache=True)
@@ -64,27 +91,3 @@ def _candidate(state, num_vertices):
     d0 = draws[0] * _K1 + draws[1] * _K2
     d1 = draws[2] * _K1 + draws[3] * _K2
     return np.int64((d0 + d1) * np.float64(num_vertices)) % num_vertices
-
-
-@numba.njit(cache=True)
-def _choose_roots(num_vertices, start, counter_step, has_edge, roots):
-    state = start.copy()
-    counter = 0
-    complete = True
-    for index in range(roots.shape[0]):
-        while True:
-            root = _candidate(state, num_vertices)
-            state = mrg.matvec_mod(counter_step, state)
-            counter += 2
-            if counter > 2 * num_vertices:
-                complete = False
-                break
-            duplicate = False
-            for earlier in range(index):
-                if roots[earlier] == root:
-                    duplicate = True
-                    break
-            if not duplicate and has_edge[root]:
-                break
-        roots[index] = root
-    return complete

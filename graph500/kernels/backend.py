@@ -49,7 +49,8 @@ class Backend(Protocol):
         """The validators' graph of the run's tuples."""
 
     def incident_vertices(self, src, dst, num_vertices):
-        """Host booleans: the vertices with an edge other than a self-loop (for the search keys)."""
+        """Whether vertices have an edge other than a self-loop (for the search keys), indexed by an int64 array of
+        candidates: host booleans of all N vertices, or an object indexed alike (`distributed.IncidentVertices`)."""
 
     def timed(self, search, root):
         """``(output, seconds)`` of one search."""
