@@ -40,3 +40,9 @@ def distributed_kernels_compiled_in_the_background():
     yield
     process.terminate()
     process.wait()
+
+
+def pytest_collection_modifyitems(items):
+    """The benchmark scripts' tests run last: the programs they start run many kernels, which by then the other
+    tests have put in Numba's on-disk cache, so they load them instead of compiling them again."""
+    items.sort(key=lambda item: item.module.__name__ == "test_benchmarks")  # stable: the rest keep their order
