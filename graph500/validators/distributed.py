@@ -147,15 +147,18 @@ class DistributedValidationGraph:
                 raise ValueError(rank_problem)
         return sum(rank_share for _, rank_share in reports)
 
-    def fetch(self, values, elsewhere):
-        """The values of this rank's endpoints from their owners' ``values`` (each rank's block), then
-        ``elsewhere`` for the label of every other vertex: one array under the compressed labels (collective)."""
+    def fetch(self, arrays, elsewhere):
+        """The values of this rank's endpoints in each of ``arrays`` (each rank's block's values), then its
+        ``elsewhere`` value for the label of every other vertex: arrays under the compressed labels (collective:
+        one alltoallv)."""
         xp = self.xp
-        answers = xp.ascontiguousarray(values[self.requested])
-        (received,), _ = self.comm.alltoallv((answers,), self.requested_counts, self.endpoint_counts)
-        compressed = xp.empty(self.endpoints.shape[0] + 1, dtype=values.dtype)
-        compressed[:-1] = received
-        compressed[-1] = elsewhere
+        answers = tuple(xp.ascontiguousarray(values[self.requested]) for values in arrays)
+        received, _ = self.comm.alltoallv(answers, self.requested_counts, self.endpoint_counts)
+        compressed = []
+        for part, values, value in zip(received, arrays, elsewhere):
+            compressed.append(xp.empty(self.endpoints.shape[0] + 1, dtype=values.dtype))
+            compressed[-1][:-1] = part
+            compressed[-1][-1] = value
         return compressed
 
     def compressed_labels(self, labels):
@@ -221,9 +224,8 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     fault = vg.lowest(first_true(xp, reached & (parents == labels) & (labels != root)))
     bfs.raise_self_parent(None if fault is None else fault[0], root)
     levels = _tree_levels(vg, kernel, parents, root, reached)
-    endpoint_parents = vg.fetch(parents, -1)
+    endpoint_parents, endpoint_levels = vg.fetch((parents, levels), (-1, -1))
     endpoint_reached = endpoint_parents >= 0
-    endpoint_levels = vg.fetch(levels, -1)
     confirmed = xp.zeros(vg.local.num_vertices, dtype=xp.bool_)
     reached_unreached, level_jump, _ = bfs.edge_pass(xp, vg.local, vg.local.num_vertices - 1, endpoint_reached,
                                                      endpoint_levels, vg.compressed_labels(endpoint_parents),
@@ -251,9 +253,8 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     distances = _in(xp, distances).astype(xp.float32, copy=False)
     sssp.raise_root_distance(root, numpy.float32(vg.value_at(root, distances)))
     _tree_levels(vg, kernel, parents, root, reached)
-    endpoint_parents = vg.fetch(parents, -1)
+    endpoint_parents, endpoint_distances = vg.fetch((parents, distances), (-1, numpy.nan))
     endpoint_reached = endpoint_parents >= 0
-    endpoint_distances = vg.fetch(distances, numpy.nan)
     confirmed = xp.zeros(vg.local.num_vertices, dtype=xp.bool_)
     reached_unreached, not_minimal, _ = sssp.edge_pass(xp, vg.local, vg.local.num_vertices - 1, endpoint_reached,
                                                        vg.compressed_labels(endpoint_parents), endpoint_distances,
