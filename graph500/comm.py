@@ -18,7 +18,8 @@ algorithms never know what carries the data:
 
 The operations (all collective: every rank calls them in the same order):
 
-- ``barrier()``
+- ``barrier(sleep=False)``; ``sleep``: wait in short sleeps, not spinning
+  (a long wait, as for rank 0's warm-up, leaves the cores to those working)
 - ``allreduce(array, op, out=None)``: element-wise ``"sum"``, ``"max"``,
   ``"min"`` or ``"or"`` of a NumPy array (or a Python number) over the
   ranks; every rank gets the result, in ``out`` (an array of the same
@@ -61,6 +62,7 @@ import numpy as np
 from graph500.errors import Graph500Error
 
 REDUCTIONS = ("sum", "max", "min", "or")
+SLEEP_SECONDS = 0.001  # a sleeping barrier's poll
 # Seconds a failing rank waits between its one line and MPI_Abort: without it MPICH's launcher lost the line
 # in 3 of 40 aborts on the 2-core development machine (the job torn down before it forwarded the rank's stderr).
 ABORT_GRACE = 0.5
@@ -142,7 +144,7 @@ class SelfCommunicator:
     def __init__(self, xp=np):
         self._xp_name = xp.__name__  # the name, so that the communicator pickles (warm-up workers)
 
-    def barrier(self):
+    def barrier(self, sleep=False):
         pass
 
     def allreduce(self, value, op="sum", out=None):
@@ -196,8 +198,13 @@ class MPICommunicator:
         self._ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "or": MPI.LOR}
         self._host_comm = None  # the ranks sharing this host's memory, when that is all of them (gathered_array)
 
-    def barrier(self):
-        self._comm.Barrier()
+    def barrier(self, sleep=False):
+        if not sleep:
+            self._comm.Barrier()
+            return
+        request = self._comm.Ibarrier()
+        while not request.Test():
+            time.sleep(SLEEP_SECONDS)
 
     def allreduce(self, value, op="sum", out=None):
         _check_op(op)
@@ -318,10 +325,10 @@ class NCCLCommunicator:
     def _stream(self):
         return self._cupy.cuda.get_current_stream().ptr
 
-    def barrier(self):
+    def barrier(self, sleep=False):
         """Every rank's device work queued so far is done, then an MPI barrier."""
         self._cupy.cuda.get_current_stream().synchronize()
-        self.host.barrier()
+        self.host.barrier(sleep)
 
     def allreduce(self, value, op="sum", out=None):
         _check_op(op)

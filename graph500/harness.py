@@ -250,7 +250,7 @@ def _warm_up(config, backend, comm, bfs_class, sssp_class):
 
         if comm.rank == 0:
             warm_up(backend, *kernels_used, validate=config.validate, progress=advance)
-        comm.barrier()
+        comm.barrier(sleep=True)  # the others leave rank 0's worker processes the cores
         if comm.rank != 0:
             warm_up(backend, *kernels_used, validate=config.validate, workers=False)
 

@@ -153,6 +153,13 @@ assert spaced.size == 6 * (size - 1) + size - 1 + rank
 for source in range(size):
     assert spaced[6 * source:6 * source + source + rank].tolist() == [10 * source + rank] * (source + rank)
 assert comm.bcast(rank * 7, root=2) == 14
+# a sleeping barrier waits for the slowest rank as a barrier does
+import time
+started = time.perf_counter()
+if rank == 0:
+    time.sleep(0.3)
+comm.barrier(sleep=True)
+assert time.perf_counter() - started >= 0.3 - 0.05 or rank == 0
 # gathered arrays: one host, so a shared window; each rank writes its part, publishes, reads the whole, twice
 gathered = comm.gathered_array([1, 2, 3], np.uint64)
 assert type(gathered).__name__ == "SharedGatheredArray" and gathered.whole.tolist() == [0] * 6
