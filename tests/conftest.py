@@ -6,7 +6,8 @@ compiling the distributed BFS and SSSP on both cores. Instead, while the
 first tests compile the one-process kernels in this process, a second
 process compiles the distributed ones on the other core, as the warm-up
 does (a search on a small graph, a build, a validation), and the ranks load them from the
-cache; with a warm cache it only loads them (about 2 s). It only saves time:
+cache; then the one-process run's default kernels, for the runs of `graph500` the tests start.
+With a warm cache it only loads them (about 2 s). It only saves time:
 it is stopped at the end of the session, finished or not, and its failure
 fails no test.
 """
@@ -23,12 +24,21 @@ from graph500.comm import SelfCommunicator
 from graph500.distributed import DistributedBackend
 from graph500.kernels.cpu.bfs_distributed import DistributedBFS
 from graph500.kernels.cpu.sssp_distributed import DistributedDeltaStepping
-from graph500.warm_up import _build_part, _search_part, _validate_part
+from graph500.kernels import get
+from graph500.kernels.cpu.backend import CPUBackend
+from graph500.warm_up import _build_part, _generate_part, _search_part, _validate_part
 
 backend = DistributedBackend(SelfCommunicator())
 _search_part(backend, DistributedBFS, {})
 _search_part(backend, DistributedDeltaStepping, {})
 _build_part(backend)
+_validate_part(backend)
+# then what a one-process run compiles (the runs of `graph500` the tests start load it)
+backend = CPUBackend()
+_generate_part(backend)
+_build_part(backend)
+_search_part(backend, get("bfs", "cpu"), {})
+_search_part(backend, get("sssp", "cpu"), {})
 _validate_part(backend)
 """
 
