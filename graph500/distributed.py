@@ -33,7 +33,7 @@ from graph500.comm import SelfCommunicator, host_placement, slowest
 from graph500.errors import Graph500Error
 from graph500.kernels.cpu.backend import RUNTIME_BYTES, CPUBackend, available_memory_bytes, cpu_model, generate_range
 from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, write_positions
-from graph500.kernels.cpu.frontier import equal_share
+from graph500.kernels.cpu.frontier import ONE, WORD_BITS, WORD_SHIFT, bitmap_words, equal_share, set_bit
 from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
 from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators.distributed import DistributedValidationGraph
@@ -117,12 +117,12 @@ class IncidentVertices:
 
     def __init__(self, comm, src, dst, num_vertices):
         self.comm = comm
-        self.words = np.zeros(max(1, -(-int(num_vertices) // 64)), dtype=np.uint64)
+        self.words = np.zeros(bitmap_words(int(num_vertices)), dtype=np.uint64)
         _mark_incident_bits(src, dst, self.words)
 
     def __getitem__(self, vertices):
         vertices = np.asarray(vertices, dtype=np.int64)
-        mine = (self.words[vertices >> 6] >> (vertices & 63).astype(np.uint64)) & np.uint64(1)
+        mine = (self.words[vertices >> WORD_SHIFT] >> (vertices & (WORD_BITS - 1)).astype(np.uint64)) & ONE
         return self.comm.allreduce(mine.astype(np.bool_), "or")
 
 
@@ -130,8 +130,8 @@ class IncidentVertices:
 def _mark_incident_bits(src, dst, words):
     for i in range(src.shape[0]):
         if src[i] != dst[i]:
-            for label in (src[i], dst[i]):
-                words[label >> 6] |= np.uint64(1) << np.uint64(label & 63)
+            set_bit(words, src[i])
+            set_bit(words, dst[i])
 
 
 def memory_estimate_bytes(scale, edgefactor, num_ranks):

@@ -62,6 +62,14 @@ class VertexBlocks:
         """Vertices owned by each rank, int64 array of length P."""
         return np.array([self.count(rank) for rank in range(self.num_ranks)], dtype=np.int64)
 
+    def counts_of(self, labels, xp=np):
+        """How many of ``labels`` (sorted, or grouped by owner in rank order; an array of module ``xp``, NumPy or
+        CuPy) each rank owns: NumPy int64, length P."""
+        bounds = xp.asarray([self.begin(rank) for rank in range(self.num_ranks)] + [self.num_vertices],
+                            dtype=xp.int64)
+        positions = xp.searchsorted(labels, bounds)
+        return np.diff(positions if xp is np else positions.get()).astype(np.int64)
+
 
 def tuple_range(num_tuples, rank, num_ranks):
     """``(start, stop)``: the edge tuples rank ``rank`` generates and validates."""
@@ -88,8 +96,7 @@ class DistinctLabels:
     def values_from_owners(self, comm, blocks, owned_values):
         """The owners' ``owned_values`` (each rank's block's, one per vertex) of the distinct labels, in label
         order (collective: two alltoallv)."""
-        bounds = np.searchsorted(self.labels, [blocks.begin(rank) for rank in range(comm.size)] + [blocks.num_vertices])
-        counts = np.diff(bounds).astype(np.int64)
+        counts = blocks.counts_of(self.labels)
         (asked,), asked_counts = comm.alltoallv((self.labels,), counts)
         (values,), _ = comm.alltoallv((owned_values[asked - blocks.begin(comm.rank)],), asked_counts, counts)
         return values

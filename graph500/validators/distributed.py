@@ -121,7 +121,7 @@ class DistributedValidationGraph:
         if len({weighted for _, weighted in reports}) > 1:
             raise ValueError("some ranks gave weights and others did not")
         endpoints, local, distinct = prepared
-        endpoint_counts = _counts_by_owner(blocks, endpoints)
+        endpoint_counts = blocks.counts_of(endpoints, array_module(endpoints))
         (requested,), requested_counts = comm.alltoallv((endpoints,), endpoint_counts)
         requested = (requested - blocks.begin(comm.rank)).astype(numpy.int64)
         return cls(comm, blocks, endpoints, local, (endpoint_counts, requested, requested_counts), distinct)
@@ -295,18 +295,6 @@ def _compressed(src, dst, weights, num_vertices, empty=None):
     return endpoints, ValidationGraph.from_edges(*relabelled, endpoints.shape[0] + 1, weights), distinct
 
 
-def _counts_by_owner(blocks, labels):
-    """How many of the sorted ``labels`` each rank owns (NumPy int64)."""
-    xp = array_module(labels)
-    bounds = xp.asarray([blocks.begin(rank) for rank in range(blocks.num_ranks)] + [blocks.num_vertices],
-                        dtype=xp.int64)
-    return numpy.diff(_host(xp.searchsorted(labels, bounds))).astype(numpy.int64)
-
-
-def _host(array):
-    return array if isinstance(array, numpy.ndarray) else array.get()
-
-
 def _host_scalar(value):
     """An array's element as a NumPy scalar (picklable, its dtype kept)."""
     return value.get()[()] if hasattr(value, "get") and not isinstance(value, numpy.generic) else value
@@ -379,7 +367,7 @@ def _tree_levels(vg, kernel, parents, root, reached):
         order = xp.argsort((targets // vg.blocks.block).astype(xp.int16 if comm.size < 2**15 else xp.int32),
                            kind="stable")  # grouped by owner: a radix sort of small keys
         pending, targets = pending[order], targets[order]
-        send_counts = _counts_by_owner(vg.blocks, targets)
+        send_counts = vg.blocks.counts_of(targets, xp)
         (asked,), asked_counts = comm.alltoallv((targets,), send_counts)
         asked -= vg.first
         answers, _ = comm.alltoallv((ancestor[asked], depth[asked]), asked_counts, send_counts)
@@ -413,7 +401,7 @@ def _settle(vg, root, reached, endpoint_reached, fault, confirmed, *values):
         kernel, rule, message, vertex, edge = min(faults, key=lambda item: item[:2])[2]
         raise ValidationError(kernel, rule, message, vertex=vertex, edge=edge)
     confirmed_labels = vg.endpoints[confirmed[:-1]]
-    (arrived,), _ = comm.alltoallv((confirmed_labels,), _counts_by_owner(vg.blocks, confirmed_labels))
+    (arrived,), _ = comm.alltoallv((confirmed_labels,), vg.blocks.counts_of(confirmed_labels, xp))
     owned_confirmed = xp.zeros(reached.shape[0], dtype=xp.bool_)
     owned_confirmed[arrived - vg.first] = True
     unconfirmed = reached & ~owned_confirmed
