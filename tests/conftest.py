@@ -1,4 +1,4 @@
-"""What the whole session shares: the distributed kernels compiled into Numba's on-disk cache in the background.
+"""What the whole session shares: kernels compiled into Numba's on-disk cache in the background; the benchmark scripts last.
 
 Every rank of a run compiles the kernels it calls, all ranks at once, so on
 a cold cache (a fresh clone) the first runs of two ranks spend about 23 s
@@ -19,7 +19,7 @@ import pytest
 
 from support import REPOSITORY, program_environment
 
-COMPILE_DISTRIBUTED_KERNELS = """
+COMPILE_KERNELS = """
 from graph500.comm import SelfCommunicator
 from graph500.distributed import DistributedBackend
 from graph500.kernels.cpu.bfs_distributed import DistributedBFS
@@ -44,8 +44,8 @@ _validate_part(backend)
 
 
 @pytest.fixture(scope="session", autouse=True)
-def distributed_kernels_compiled_in_the_background():
-    process = subprocess.Popen([sys.executable, "-c", COMPILE_DISTRIBUTED_KERNELS], stdout=subprocess.DEVNULL,
+def kernels_compiled_in_the_background():
+    process = subprocess.Popen([sys.executable, "-c", COMPILE_KERNELS], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, env=program_environment(1), cwd=REPOSITORY)
     yield
     process.terminate()
