@@ -1,4 +1,4 @@
-"""What the whole session shares: kernels compiled into Numba's on-disk cache in the background; the benchmark scripts last.
+"""What the whole session shares: kernels compiled into Numba's cache in the background; benchmark scripts last.
 
 Every rank of a run compiles the kernels it calls, all ranks at once, so on
 a cold cache (a fresh clone) the first runs of two ranks spend about 23 s
