@@ -33,9 +33,10 @@ from graph500.comm import SelfCommunicator, host_placement, slowest
 from graph500.errors import Graph500Error
 from graph500.kernels.cpu.backend import RUNTIME_BYTES, CPUBackend, available_memory_bytes, cpu_model, generate_range
 from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, write_positions
-from graph500.kernels.cpu.frontier import ONE, WORD_BITS, WORD_SHIFT, bitmap_words, equal_share, set_bit
+from graph500.kernels.cpu.frontier import bitmap_words, equal_share, set_bit
 from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
 from graph500.partition import VertexBlocks, tuple_range
+from graph500.validators.common import array_module
 from graph500.validators.distributed import DistributedValidationGraph
 
 class DistributedBackend(CPUBackend):
@@ -103,7 +104,7 @@ class DistributedBackend(CPUBackend):
 
     def incident_vertices(self, src, dst, num_vertices):
         """Whether vertices have an edge other than a self-loop in any rank's tuples: `IncidentVertices`."""
-        return IncidentVertices(self.comm, src, dst, num_vertices)
+        return IncidentVertices.of_edges(self.comm, src, dst, num_vertices)
 
     def timed(self, search, root):
         """``(output, seconds)`` of one collective search: from a barrier until the slowest rank is done."""
@@ -112,17 +113,27 @@ class DistributedBackend(CPUBackend):
 
 class IncidentVertices:
     """Whether vertices have an edge other than a self-loop in any rank's tuples, for the search keys: each rank
-    keeps a bitmap of its own tuples' endpoints (N / 8 bytes, not a flag of all N vertices every rank ORs), and
-    ``incident[candidates]`` (an int64 array, the same on every rank: collective) ORs the ranks' answers."""
+    keeps a bitmap of its own tuples' endpoints (``words``: N / 8 bytes, NumPy or CuPy, bit v of word v // width;
+    not a flag of all N vertices every rank ORs), and ``incident[candidates]`` (an int64 array, the same on every
+    rank: collective) ORs the ranks' answers."""
 
-    def __init__(self, comm, src, dst, num_vertices):
+    def __init__(self, comm, words):
         self.comm = comm
-        self.words = np.zeros(bitmap_words(int(num_vertices)), dtype=np.uint64)
-        _mark_incident_bits(src, dst, self.words)
+        self.words = words
+
+    @classmethod
+    def of_edges(cls, comm, src, dst, num_vertices):
+        """This rank's bitmap of host tuples ``src, dst``."""
+        words = np.zeros(bitmap_words(int(num_vertices)), dtype=np.uint64)
+        _mark_incident_bits(src, dst, words)
+        return cls(comm, words)
 
     def __getitem__(self, vertices):
+        width = 8 * self.words.dtype.itemsize
         vertices = np.asarray(vertices, dtype=np.int64)
-        mine = (self.words[vertices >> WORD_SHIFT] >> (vertices & (WORD_BITS - 1)).astype(np.uint64)) & ONE
+        words = self.words[array_module(self.words).asarray(vertices // width)]
+        words = words.get() if hasattr(words, "get") else words
+        mine = (words >> (vertices % width).astype(words.dtype)) & words.dtype.type(1)
         return self.comm.allreduce(mine.astype(np.bool_), "or")
 
 

@@ -144,6 +144,8 @@ def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks,
     assert record["bfs"]["nedges"] == one_gpu_record["bfs"]["nedges"]
     assert record["sssp"]["nedges"] == one_gpu_record["sssp"]["nedges"]
     assert f"{num_ranks} ranks x 1 GPU" in fields["device"]
+    extensions = record["extensions"]
+    assert 0 < extensions["device_memory_peak_bytes"] <= extensions["device_memory_estimate_bytes"]
 
 
 FAULTY_GPU_RUN = """

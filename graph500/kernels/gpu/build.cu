@@ -208,16 +208,17 @@ min_weights(const Label* __restrict__ src, const Label* __restrict__ dst, const 
     }
 }
 
-// For the search keys: has_edge[v] = 1 for both endpoints of every tuple that is not a self-loop.
+// For the search keys: bit v of `incident` (32-bit words) set for both endpoints of every tuple
+// that is not a self-loop (the atomicOr skipped where the bit is set: hubs' words are hot).
 template <typename Label>
 __global__ void __launch_bounds__(THREADS)
 mark_incident(const Label* __restrict__ src, const Label* __restrict__ dst, i64 num_tuples,
-              unsigned char* __restrict__ has_edge) {
+              u32* __restrict__ incident) {
     for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < num_tuples; i += (i64)gridDim.x * THREADS) {
         const Label u = src[i], v = dst[i];
-        if (u != v) {
-            has_edge[u] = 1;
-            has_edge[v] = 1;
-        }
+        if (u == v) continue;
+        const u32 u_bit = 1u << (u & 31), v_bit = 1u << (v & 31);
+        if (!(incident[u >> 5] & u_bit)) atomicOr(&incident[u >> 5], u_bit);
+        if (!(incident[v >> 5] & v_bit)) atomicOr(&incident[v >> 5], v_bit);
     }
 }

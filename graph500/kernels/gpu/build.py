@@ -290,15 +290,22 @@ def _min_weights(src, dst, weight_bits, renaming, label, offsets, neighbors):
     return out_bits.view(np.float32)
 
 
-def incident_vertices(src, dst, num_vertices):
-    """Host boolean array: True for each vertex with an incident edge other than a self-loop."""
+def incident_bitmap(src, dst, num_vertices):
+    """Device bitmap (uint32 words, bit v of word v // 32): set for each vertex with an incident edge other than
+    a self-loop."""
     src, dst = _labels(src), _labels(dst)
     if dst.dtype != src.dtype:
         src, dst = src.astype(np.int64), dst.astype(np.int64)
-    has_edge = cupy.zeros(num_vertices, dtype=np.uint8)
+    incident = cupy.zeros(-(-num_vertices // 32), dtype=np.uint32)
     if src.shape[0]:
         mark = _kernel("mark_incident", _LABEL_TYPES[src.dtype])
         mark(
             (runtime.persistent_blocks(mark, THREADS, src.shape[0]),), (THREADS,),
-            (src, dst, i64(src.shape[0]), has_edge))
-    return has_edge.get().view(np.bool_)
+            (src, dst, i64(src.shape[0]), incident))
+    return incident
+
+
+def incident_vertices(src, dst, num_vertices):
+    """Host boolean array: True for each vertex with an incident edge other than a self-loop."""
+    incident = incident_bitmap(src, dst, num_vertices)
+    return cupy.unpackbits(incident.view(np.uint8), bitorder="little")[:num_vertices].get().view(np.bool_)

@@ -10,8 +10,9 @@ with each rank's graph and searches on its GPU:
   off). Ranks sharing a GPU are refused: NCCL takes one GPU per rank.
 - Generation: rank r's slice of the tuples (`graph500.partition.tuple_range`)
   by the device generator, into pinned host memory mapped into its GPU (as
-  the one-GPU backend keeps its edge list); the search keys from the ranks'
-  incident-vertex flags OR'd (an MPI allreduce).
+  the one-GPU backend keeps its edge list); the search keys from a bitmap
+  of the rank's tuples' endpoints on its GPU, the keys' candidates asked a
+  batch at a time (`graph500.distributed.IncidentVertices`).
 - Kernel 1 (`exchange_tuples`, then `gpu.build.build_rows`): in chunks of
   ``TUPLE_CHUNK`` tuples, each tuple with an endpoint in rank d's block goes
   to rank d (once when both endpoints are d's; self-loops nowhere): the
@@ -38,7 +39,7 @@ import socket
 import numpy as np
 
 from graph500.comm import NCCLCommunicator, SelfCommunicator, host_placement, slowest
-from graph500.distributed import DistributedBackend, validation_endpoints
+from graph500.distributed import DistributedBackend, IncidentVertices, validation_endpoints
 from graph500.errors import Graph500Error
 from graph500.kernels.cpu.backend import available_memory_bytes
 from graph500.kernels.gpu import backend as single_gpu, build as gpu_build, generator, runtime
@@ -189,6 +190,8 @@ class DistributedGPUBackend(DistributedBackend):
     def __init__(self, comm):
         super().__init__(comm)
         self._bfs_row_copy = True  # check_memory's plan: whether the BFS's copy of the rows fits
+        self._high_water = runtime.PoolHighWater()
+        self._estimate = None  # set by check_memory
         if comm.size == 1:  # the warm-up's one rank: on the GPU made current already
             self.device_comm = SelfCommunicator(xp=cupy)
             return
@@ -206,10 +209,19 @@ class DistributedGPUBackend(DistributedBackend):
         properties = cupy.cuda.runtime.getDeviceProperties(device.id)
         name = properties["name"].decode() if isinstance(properties["name"], bytes) else properties["name"]
         gpus = self.comm.allgather_object(f"{name} ({device.pci_bus_id})")
-        return {"device": f"{facts['num_mpi_processes']} ranks x 1 GPU: {', '.join(gpus)}",
-                "hosts": ", ".join(facts["hosts"]), "mpi_library": facts["mpi_library"],
-                "nccl": facts.get("nccl"), "cuda_runtime": cupy.cuda.runtime.runtimeGetVersion(),
-                "cupy": cupy.__version__}
+        described = {"device": f"{facts['num_mpi_processes']} ranks x 1 GPU: {', '.join(gpus)}",
+                     "hosts": ", ".join(facts["hosts"]), "mpi_library": facts["mpi_library"],
+                     "nccl": facts.get("nccl"), "cuda_runtime": cupy.cuda.runtime.runtimeGetVersion(),
+                     "cupy": cupy.__version__}
+        if self._estimate is not None:  # the largest rank's, as on one GPU (the pool's fullest and the rest)
+            free, total = device.mem_info
+            outside_pool = total - free - self._high_water.pool.total_bytes()
+            described["device_memory_peak_bytes"] = self.comm.allreduce(self._high_water.peak_bytes + outside_pool,
+                                                                        "max")
+            described["device_memory_pool_peak_bytes"] = self.comm.allreduce(self._high_water.peak_bytes, "max")
+            described["device_memory_estimate_bytes"] = self._estimate
+            described["bfs_row_copy"] = self._bfs_row_copy
+        return described
 
     def energy_devices(self):
         """PCI bus ids of the GPUs whose energy this rank draws: its own."""
@@ -217,7 +229,7 @@ class DistributedGPUBackend(DistributedBackend):
 
     def check_memory(self, scale, edgefactor):
         """Each host's pinned memory (its ranks' needs summed) and each rank's GPU: refused on every rank alike,
-        naming the short ones (collective)."""
+        naming the short ones (collective). Starts the high-water measurement `describe` reports."""
         reports = self.comm.allgather_object((socket.gethostname(), cupy.cuda.Device().id,
                                               single_gpu.free_device_bytes(), available_memory_bytes()))
         least_free = min(report[2] for report in reports)
@@ -237,6 +249,8 @@ class DistributedGPUBackend(DistributedBackend):
         if short:
             raise Graph500Error(f"SCALE {scale} with edgefactor {edgefactor} on {self.comm.size} GPUs: "
                                 + "; ".join(short))
+        self._estimate = device_needed + single_gpu.CONTEXT_BYTES
+        self._high_water.start()
 
     def kernel_options(self, kernel_class):
         """Constructor options of the memory plan: the BFS's ``row_copy`` where `check_memory` found room."""
@@ -256,8 +270,9 @@ class DistributedGPUBackend(DistributedBackend):
         return single_gpu.GPUBackend.edges_from_host(self, src, dst, weights, num_vertices)
 
     def incident_vertices(self, src, dst, num_vertices):
-        """Vertices with an edge other than a self-loop in any rank's tuples, on every rank (collective)."""
-        return self.comm.allreduce(gpu_build.incident_vertices(src, dst, num_vertices), "or")
+        """Whether vertices have an edge other than a self-loop in any rank's tuples: `IncidentVertices` of a
+        bitmap on this rank's GPU."""
+        return IncidentVertices(self.comm, gpu_build.incident_bitmap(src, dst, num_vertices))
 
     def build(self, src, dst, num_vertices, weights):
         """Kernel 1: this rank's rows, built on its GPU from the tuples every rank sends it (collective)."""
