@@ -7,7 +7,8 @@ The figures are the models the runs' own memory checks use: one process on CPUs
 `graph500.kernels.cpu.backend.memory_phases`, P ranks `graph500.distributed.memory_phases` (host bytes of a
 rank at kernel 1's peak and at the searches'); one GPU `graph500.kernels.gpu.backend.device_memory_plan` (device
 bytes of kernel 1, the searches and validation, the CUDA context beside them) and its pinned edge list, one GPU
-a rank `graph500.kernels.gpu.distributed_backend.device_phases` and `memory_needs`. A host holds
+a rank `graph500.kernels.gpu.distributed_backend.device_phases` and `memory_needs` (and NCCL's buffers beside the
+context). A host holds
 ``--ranks-per-host`` ranks (default all: one host). The BFS's copy of the rows is planned on GPUs unless
 ``--gpu-memory`` says it does not fit, as the run's check decides. With ``--host-memory`` (and on GPUs
 ``--gpu-memory``), the largest SCALE whose plan fits is given too. ``--json`` prints one JSON object with
@@ -45,14 +46,15 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
         per_rank = max(phases.values())
         plan.update(phases_on="host", phases=phases)
     else:
+        context = gpu_distributed.context_bytes(ranks)
         for row_copy in (True, False):  # the copy of the rows where it fits, as the run's check decides
             phases = _gpu_phases(scale, edgefactor, ranks, row_copy)
-            if gpu_memory is None or max(phases.values()) + gpu_backend.CONTEXT_BYTES <= gpu_memory:
+            if gpu_memory is None or max(phases.values()) + context <= gpu_memory:
                 break
         per_rank = (gpu_backend.host_memory_bytes(scale, edgefactor) if ranks == 1
                     else gpu_distributed.memory_needs(scale, edgefactor, ranks)[0])
-        plan.update(phases_on="gpu", phases=phases, context=gpu_backend.CONTEXT_BYTES, bfs_row_copy=row_copy,
-                    bytes_per_gpu=int(max(phases.values()) + gpu_backend.CONTEXT_BYTES))
+        plan.update(phases_on="gpu", phases=phases, context=context, bfs_row_copy=row_copy,
+                    bytes_per_gpu=int(max(phases.values()) + context))
     if ranks > 1:  # what more ranks do not shrink
         plan["whole_graph_bytes"] = int(distributed.whole_graph_bytes(scale) if backend == "cpu"
                                         else gpu_distributed.whole_graph_bytes(scale))
@@ -85,13 +87,14 @@ def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_m
 def plan_text(plan):
     """The plan as lines for a reader."""
     where = "a GPU" if plan["phases_on"] == "gpu" else "a rank"
-    width = 2 + max(len(name) for name in list(plan["phases"]) + ["CUDA context"])
+    context = "CUDA context" + (" and NCCL" if plan["ranks"] > 1 else "")
+    width = 2 + max(len(name) for name in list(plan["phases"]) + [context])
     lines = [f"SCALE {plan['scale']}, edgefactor {plan['edgefactor']}, {plan['backend']} backend, {plan['ranks']} "
              f"rank(s), {plan['ranks_per_host']} a host ({plan['hosts']} host(s))",
              f"{'phase':<{width}}GiB {where}"]
     lines += [f"{name:<{width}}{value / GIB:.2f}" for name, value in plan["phases"].items()]
     if "bytes_per_gpu" in plan:
-        lines.append(f"{'CUDA context':<{width}}{plan['context'] / GIB:.2f}")
+        lines.append(f"{context:<{width}}{plan['context'] / GIB:.2f}")
         lines.append(f"a GPU: {plan['bytes_per_gpu'] / GIB:.2f} GiB at its peak (the BFS's copy of the rows "
                      f"{'planned' if plan['bfs_row_copy'] else 'left out'}); a rank: "
                      f"{plan['bytes_per_rank'] / GIB:.2f} GiB of pinned host memory")

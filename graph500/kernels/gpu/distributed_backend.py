@@ -66,17 +66,40 @@ VALIDATION_ENDPOINT_BYTES = 8 + 8 + 8 + (4 + 4 + 4 + 1 + 1) + 16
 VALIDATION_OWNED_BYTES = 8 + 8 + 8 + 8 + 4 + 8 + 1 + 1
 
 
+# NCCL's buffers beside the CUDA context on each GPU of several ranks: 1.3 GiB measured on two H100s
+NCCL_BYTES = 1536 << 20
+
 TUPLE_CHUNK = 1 << 26  # tuples a rank sends at once in kernel 1's exchange
 # Device bytes per tuple of an exchange chunk: two destinations (int64) and their order, the chunk read from the
 # host, the parts sent and received (two each a tuple: labels and weight).
 EXCHANGE_CHUNK_TUPLE_BYTES = 2 * 8 + 2 * 8 + 12 + 2 * 2 * 12
 
 
-def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, free_device=0):
+def context_bytes(num_ranks):
+    """Device bytes outside the kernels' arrays: the CUDA context and modules, and NCCL's buffers on P > 1."""
+    return single_gpu.CONTEXT_BYTES + (NCCL_BYTES if num_ranks > 1 else 0)
+
+
+def received_capacity(num_tuples, num_ranks):
+    """The tuples a rank of ``num_ranks`` receives in kernel 1's exchange of slices of ``num_tuples``, planned:
+    each of its block's tuples once, twice where the other endpoint is another rank's, about (2 - 1 / P) times its
+    slice (the buffers grow past that if they must)."""
+    return -(-num_tuples * (2 * num_ranks - 1) // num_ranks) + TUPLE_CHUNK // 16
+
+
+def on_device_exchange_bytes(num_tuples, num_ranks, num_vertices, tuple_bytes, weighted):
+    """Device bytes of kernel 1 where the received tuples stay on the GPU (a slice of ``num_tuples`` tuples of
+    ``tuple_bytes`` each): the received tuples, an exchange chunk and the build of their rows."""
+    capacity = received_capacity(num_tuples, num_ranks)
+    return (capacity * tuple_bytes + min(num_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES
+            + gpu_build.build_memory_bytes(capacity, num_vertices, weighted))
+
+
+def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, on_device):
     """``(src, dst, weights or None)``: the tuples, of every rank's slice, with an endpoint in this rank's block
-    (self-loops left out): in device memory where they and the build of their rows fit in ``free_device`` bytes
-    (one pass, no pinning, and the build reads them at the device's speed), else in mapped host memory (a first
-    pass counts them); every rank passes its slice (collective)."""
+    (self-loops left out): in device memory where ``on_device`` (one pass, no pinning, and the build reads them at
+    the device's speed: where `on_device_exchange_bytes` fit), else in mapped host memory (a first pass counts
+    them); every rank passes its slice (collective)."""
     num_ranks = host_comm.size
     num_tuples = src.shape[0]
     num_chunks = host_comm.allreduce(-(-num_tuples // TUPLE_CHUNK), "max")  # every rank exchanges as often
@@ -103,13 +126,8 @@ def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, free_devi
         index = cupy.argsort(destination)[:int(counts.sum())] % max(1, end - begin)  # stable: CuPy's radix sort
         return tuple(array[index] for array in chunk), counts
 
-    tuple_bytes = sum(array.dtype.itemsize for array in arrays)
-    # a rank receives each tuple of its block once, twice where the other endpoint is another rank's: about
-    # (2 - 1 / P) times its slice; the buffers grow past that if they must
-    capacity = -(-num_tuples * (2 * num_ranks - 1) // num_ranks) + TUPLE_CHUNK // 16
-    chunk_bytes = min(num_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES
-    if capacity * tuple_bytes + chunk_bytes + gpu_build.build_memory_bytes(capacity, blocks.num_vertices,
-                                                                           weights is not None) <= free_device:
+    if on_device:
+        capacity = received_capacity(num_tuples, num_ranks)
         received = [cupy.empty(capacity, dtype=array.dtype) for array in arrays]
         filled = 0
         for begin, end in chunks:
@@ -236,6 +254,7 @@ class DistributedGPUBackend(DistributedBackend):
         # the BFS's copy of the rows where every GPU has room for it, as on one GPU
         self._bfs_row_copy = memory_needs(scale, edgefactor, self.comm.size, bfs_row_copy=True)[1] <= least_free
         host_needed, device_needed = memory_needs(scale, edgefactor, self.comm.size, self._bfs_row_copy)
+        device_needed += context_bytes(self.comm.size) - single_gpu.CONTEXT_BYTES  # the context is made already
         short = []
         for host in sorted({report[0] for report in reports}):
             ranks_there = [report for report in reports if report[0] == host]
@@ -277,8 +296,13 @@ class DistributedGPUBackend(DistributedBackend):
     def build(self, src, dst, num_vertices, weights):
         """Kernel 1: this rank's rows, built on its GPU from the tuples every rank sends it (collective)."""
         blocks = self.blocks(num_vertices)
-        received = exchange_tuples(self.device_comm, self.comm, blocks, src, dst, weights,
-                                   free_device=single_gpu.free_device_bytes())
+        tuple_bytes = sum(array.dtype.itemsize for array in (src, dst) + (() if weights is None else (weights,)))
+        on_device_bytes = on_device_exchange_bytes(src.shape[0], self.comm.size, num_vertices, tuple_bytes,
+                                                   weights is not None)
+        on_device = self.comm.allreduce(int(on_device_bytes <= single_gpu.free_device_bytes()), "min") == 1
+        if on_device and self._estimate is not None:  # the run's estimate: this phase's
+            self._estimate = max(self._estimate, on_device_bytes + context_bytes(self.comm.size))
+        received = exchange_tuples(self.device_comm, self.comm, blocks, src, dst, weights, on_device)
         first, count = blocks.begin(self.comm.rank), blocks.count(self.comm.rank)
         offsets, neighbors, row_weights, order, new_label = gpu_build.build_rows(
             *received[:2], num_vertices, received[2], first, count, degree_ordered=True, comm=self.device_comm)
