@@ -35,7 +35,7 @@ def test_gpu_plans_are_the_checks_own():
     two = plan.memory_plan(27, ranks=2, backend="gpu")
     host, device = gpu_distributed.memory_needs(27, 16, 2, bfs_row_copy=True)
     assert (two["bytes_per_rank"], two["bytes_per_gpu"]) == (host, device + gpu_distributed.context_bytes(2))
-    assert gpu_distributed.context_bytes(2) == gpu_backend.CONTEXT_BYTES + gpu_distributed.NCCL_BYTES
+    assert gpu_distributed.context_bytes(2) == gpu_backend.CONTEXT_BYTES + gpu_distributed.NCCL_BYTES + gpu_distributed.NCCL_PEER_BYTES
 
 
 @pytest.mark.parametrize("backend, vertex_bytes", [
