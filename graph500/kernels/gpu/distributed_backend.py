@@ -67,8 +67,8 @@ VALIDATION_OWNED_BYTES = 8 + 8 + 8 + 8 + 4 + 8 + 1 + 1
 
 
 # NCCL's buffers beside the CUDA context on each GPU of P > 1 ranks: a part and a part per peer (1.2 GiB measured
-# on two H100s, 1.95 on four)
-NCCL_BYTES, NCCL_PEER_BYTES = 1 << 30, 400 << 20
+# on two H100s, 1.95 on four), counted for at most a node's NODE_PEERS (peers over a network: not measured)
+NCCL_BYTES, NCCL_PEER_BYTES, NODE_PEERS = 1 << 30, 400 << 20, 7
 
 TUPLE_CHUNK = 1 << 26  # tuples a rank sends at once in kernel 1's exchange
 # Device bytes per tuple of an exchange chunk: two destinations (int64) and their order, the chunk read from the
@@ -78,7 +78,8 @@ EXCHANGE_CHUNK_TUPLE_BYTES = 2 * 8 + 2 * 8 + 12 + 2 * 2 * 12
 
 def context_bytes(num_ranks):
     """Device bytes outside the kernels' arrays: the CUDA context and modules, and NCCL's buffers on P > 1."""
-    return single_gpu.CONTEXT_BYTES + (NCCL_BYTES + (num_ranks - 1) * NCCL_PEER_BYTES if num_ranks > 1 else 0)
+    peers = min(num_ranks - 1, NODE_PEERS)
+    return single_gpu.CONTEXT_BYTES + (NCCL_BYTES + peers * NCCL_PEER_BYTES if num_ranks > 1 else 0)
 
 
 def received_capacity(num_tuples, num_ranks):
