@@ -97,13 +97,14 @@ class DeviceGatheredArray:
         import cupy
 
         self._comm = comm
-        self._counts = np.asarray(counts, dtype=np.int64)
-        self.whole = cupy.zeros(int(self._counts.sum()), dtype=dtype)
-        first = int(self._counts[:comm.rank].sum())
-        self.local = self.whole[first:first + int(self._counts[comm.rank])]
+        counts = np.asarray(counts, dtype=np.int64)
+        self.whole = cupy.zeros(int(counts.sum()), dtype=dtype)
+        first = int(counts[:comm.rank].sum())
+        self.local = self.whole[first:first + int(counts[comm.rank])]
+        self._transfers = comm.allgather_parts(self.whole, counts)  # prepared once: the layout is fixed
 
     def publish(self):
-        self._comm.allgather_in_place(self.whole, self._counts)
+        self._comm.transfers(*self._transfers)
 
 
 class SharedGatheredArray:
@@ -346,7 +347,8 @@ class NCCLCommunicator:
         send = self._cupy.ascontiguousarray(array)
         counts = np.asarray(self.host.allgather_object(int(send.shape[0])), dtype=np.int64)
         received = self._cupy.empty(int(counts.sum()), dtype=send.dtype)
-        self._exchange([[send] * self.size], [received], np.full(self.size, send.shape[0], dtype=np.int64), counts)
+        self._exchange([send], np.zeros(self.size, dtype=np.int64), [received],
+                       np.full(self.size, send.shape[0], dtype=np.int64), counts)
         return received
 
     def alltoallv(self, arrays, send_counts, receive_counts=None, out=None, send_displacements=None,
@@ -364,38 +366,51 @@ class NCCLCommunicator:
         sends = [self._cupy.ascontiguousarray(array) for array in arrays]
         received = [self._cupy.empty(total, dtype=send.dtype) if out is None else out[index][:total]
                     for index, send in enumerate(sends)]
-        self._exchange([[send[begin:begin + count] for begin, count in zip(send_displacements, send_counts)]
-                        for send in sends], received, send_counts, receive_counts, receive_displacements)
+        self._exchange(sends, send_displacements, received, send_counts, receive_counts, receive_displacements)
         return tuple(received), receive_counts
 
     def group(self):
         """The NCCL calls made inside as one group (groups nest: the outermost end launches them)."""
         return _NCCLGroup(self._nccl)
 
-    def _exchange(self, parts, outs, send_counts, receive_counts, receive_displacements=None):
-        """For each array, send ``parts[a][r]`` to rank r and receive rank r's part into ``outs[a]`` at its
-        displacement (``receive_displacements``, else one after another): every array's transfers in one NCCL
-        group."""
+    def part(self, array, begin, count, peer):
+        """``(pointer, count, NCCL type, peer)`` of ``array[begin:begin + count]`` (a contiguous CuPy array) for
+        `transfers`, by address arithmetic (no array made)."""
+        return array.data.ptr + int(begin) * array.itemsize, int(count), self._type(array), peer
+
+    def transfers(self, sends, receives):
+        """Enqueue point-to-point transfers as one NCCL group: ``sends`` and ``receives`` are `part` tuples
+        (those of 0 items are left out). The exchanges' common step, and a caller's that prepares its parts
+        once (a fixed layout, `DeviceGatheredArray`, `graph500.kernels.gpu.requests`): a few NCCL calls and no
+        array made per exchange."""
+        stream = self._stream()
+        send, receive = self._comm.send, self._comm.recv
+        self._nccl.groupStart()
+        for pointer, count, kind, peer in sends:
+            if count:
+                send(pointer, count, kind, peer, stream)
+        for pointer, count, kind, peer in receives:
+            if count:
+                receive(pointer, count, kind, peer, stream)
+        self._nccl.groupEnd()
+
+    def _exchange(self, sends, send_displacements, outs, send_counts, receive_counts, receive_displacements=None):
+        """For each array, send ``sends[a][send_displacements[r]:][:send_counts[r]]`` to rank r and receive rank
+        r's part into ``outs[a]`` at its displacement (``receive_displacements``, else one after another): every
+        array's transfers in one NCCL group."""
         if receive_displacements is None:
             receive_displacements = _displacements(receive_counts)
-        begin, end = receive_displacements[self.rank], receive_displacements[self.rank] + receive_counts[self.rank]
-        for array_parts, out in zip(parts, outs):
-            mine = out[begin:end]
-            if mine.size and mine.data.ptr != array_parts[self.rank].data.ptr:  # in place: already there
-                mine[...] = array_parts[self.rank]
-        stream = self._stream()
-        self._nccl.groupStart()
-        for array_parts, out in zip(parts, outs):
-            kind = self._type(out)
+        rank = self.rank
+        mine, at, begin = int(receive_counts[rank]), int(receive_displacements[rank]), int(send_displacements[rank])
+        sent, received = [], []
+        for send, out in zip(sends, outs):
+            if mine and self.part(out, at, mine, rank)[0] != self.part(send, begin, mine, rank)[0]:
+                out[at:at + mine] = send[begin:begin + mine]  # (not where it is in place already)
             for peer in range(self.size):
-                if peer == self.rank:
-                    continue
-                if send_counts[peer]:
-                    self._comm.send(array_parts[peer].data.ptr, int(send_counts[peer]), kind, peer, stream)
-                if receive_counts[peer]:
-                    self._comm.recv(out[receive_displacements[peer]:].data.ptr, int(receive_counts[peer]), kind,
-                                    peer, stream)
-        self._nccl.groupEnd()
+                if peer != rank:
+                    sent.append(self.part(send, send_displacements[peer], send_counts[peer], peer))
+                    received.append(self.part(out, receive_displacements[peer], receive_counts[peer], peer))
+        self.transfers(sent, received)
 
     def bcast(self, value, root=0):
         return self.host.bcast(value, root)
@@ -410,9 +425,16 @@ class NCCLCommunicator:
         """Every rank's part of ``whole`` (``counts[r]`` items from rank r, in rank order; this rank's written
         in place) sent to every other rank, theirs received in place: grouped NCCL sends and receives, the counts
         known, so nothing goes through MPI."""
+        self.transfers(*self.allgather_parts(whole, counts))
+
+    def allgather_parts(self, whole, counts):
+        """``(sends, receives)``: the `transfers` of `allgather_in_place`, to prepare once."""
         counts = np.asarray(counts, dtype=np.int64)
-        mine = whole[int(counts[:self.rank].sum()):int(counts[:self.rank + 1].sum())]
-        self._exchange([[mine] * self.size], [whole], np.full(self.size, mine.shape[0], dtype=np.int64), counts)
+        displacements = _displacements(counts)
+        mine, count = int(displacements[self.rank]), int(counts[self.rank])
+        peers = [peer for peer in range(self.size) if peer != self.rank]
+        return ([self.part(whole, mine, count, peer) for peer in peers],
+                [self.part(whole, displacements[peer], counts[peer], peer) for peer in peers])
 
     def abort(self, message, status=1):
         try:

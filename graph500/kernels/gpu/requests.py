@@ -12,17 +12,17 @@ bitmap; the staging words keep what was sent (the SSSP stages a candidate
 only where it beats the last one sent, `clear` starts a search afresh).
 
 No host round trip of its own: the counts travel with the requests. One
-grouped NCCL exchange, enqueued at once, sends each owner the size of its
-segment and the segment's first ``width`` requests (``width``: the
-``capacity`` or less where the caller knows a smaller bound on any segment,
-the same on every rank: a blind part of a fixed size), so the owner's
-kernel takes the requests without the host knowing how many came. The
-sizes sent and received sit in the caller's `DeviceCounters`, which it
-reads after that kernel as it does after every step; `rest` then moves what
-did not fit (a segment longer than ``width``) in a second exchange between
-the ranks concerned, whose sizes the host now knows. Each owner receives at
-most one request per vertex of its block from each rank, however many edges
-reached it, in no particular order.
+group of NCCL transfers (`graph500.comm.NCCLCommunicator.transfers`),
+enqueued at once, sends each owner the size of its segment and the segment's
+first ``width`` requests (``width``: the ``capacity`` or less where the
+caller knows a smaller bound on any segment, the same on every rank: a blind
+part of a fixed size), so the owner's kernel takes the requests without the
+host knowing how many came. The sizes sent and received sit in the caller's
+`DeviceCounters`, which it reads after that kernel as it does after every
+step; `rest` then moves what did not fit (a segment longer than ``width``)
+in a second exchange between the ranks concerned, whose sizes the host now
+knows. Each owner receives at most one request per vertex of its block from
+each rank, however many edges reached it, in no particular order.
 
 Data structures: the touched bitmap (N bits), staging and the send buffers
 (one segment per rank, as long as its block: N vertices and N values), the
@@ -82,9 +82,6 @@ class OwnerRequests:
         self._received = (cupy.empty(0, dtype=np.int32), cupy.empty(0, dtype=self.value_dtype))
         self._counters, self._first = counters, first_counter
         self._sizes = counters.device[first_counter:first_counter + 2 * size]  # sent to each rank, received from it
-        self._ranks = np.arange(size, dtype=np.int64)
-        self._to_others = np.ones(size, dtype=np.int64)  # one size word to every other rank
-        self._to_others[comm.rank] = 0
         self._blind_sent = np.zeros(size, dtype=np.int64)  # what the last blind part sent each rank
         self._blind_received = 0  # and received from each
         self._send = _send_touched(self.value_dtype)
@@ -118,21 +115,23 @@ class OwnerRequests:
 
     def transfer(self, width):
         """The blind exchange of what the send buffers hold: each rank's size and the first ``width`` (at most
-        ``capacity``, the same on every rank) requests of its segment; enqueued. The `Received` blind part, or
-        None where ``width`` is 0."""
-        size, rank = self.comm.size, self.comm.rank
+        ``capacity``, the same on every rank) requests of its segment; enqueued as one NCCL group of transfers
+        whose parts are addresses of the fixed buffers (no array made). The `Received` blind part, or None where
+        ``width`` is 0."""
+        size, rank, comm = self.comm.size, self.comm.rank, self.comm
         self._blind_sent = np.minimum(width, self._block_counts)
         self._blind_sent[rank] = 0
-        self._blind_received = min(width, int(self._block_counts[rank]))
+        self._blind_received = received = min(width, int(self._block_counts[rank]))
         if not width:
             return None
-        ranks, others = self._ranks, self._to_others  # a rank sends itself nothing: its size stays 0
-        with self.comm.group():
-            self.comm.alltoallv((self._sizes[:size],), others, others, out=(self._sizes[size:],),
-                                send_displacements=ranks, receive_displacements=ranks)
-            self.comm.alltoallv(self._sent, self._blind_sent, others * self._blind_received, out=self._blind,
-                                send_displacements=self._segments, receive_displacements=ranks * self._blind_received)
-        return Received(*self._blind, self._blind_received, size, self._sizes[size:])
+        peers = [peer for peer in range(size) if peer != rank]  # a rank sends itself nothing: its size stays 0
+        sends = [comm.part(self._sizes, peer, 1, peer) for peer in peers]
+        receives = [comm.part(self._sizes, size + peer, 1, peer) for peer in peers]
+        for sent, blind in zip(self._sent, self._blind):
+            sends += [comm.part(sent, self._segments[peer], self._blind_sent[peer], peer) for peer in peers]
+            receives += [comm.part(blind, peer * received, received, peer) for peer in peers]
+        comm.transfers(sends, receives)
+        return Received(*self._blind, received, size, self._sizes[size:])
 
     def rest(self):
         """After the caller has read its counters: the requests that did not fit the last exchange's blind part,
