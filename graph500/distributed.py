@@ -82,9 +82,16 @@ class DistributedBackend(CPUBackend):
                     f"{available / 2**30:.1f} GiB is available")
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
-        """This rank's slice of the reference's edge list ``(src, dst, weights)`` (`partition.tuple_range`)."""
+        """This rank's slice of the reference's edge list ``(src, dst, weights)`` (`partition.tuple_range`), its
+        labels int32 where they fit (`neighbor_dtype`: 12 bytes a tuple, not 20)."""
         start, stop = tuple_range(edgefactor << scale, self.comm.rank, self.comm.size)
-        return generate_range(scale, edgefactor, seed1, seed2, start, stop, progress, progress_weight=self.comm.size)
+        return generate_range(scale, edgefactor, seed1, seed2, start, stop, progress, progress_weight=self.comm.size,
+                              label_dtype=neighbor_dtype(1 << scale))
+
+    def edges_from_host(self, src, dst, weights, num_vertices):
+        """Host edge arrays as `generate` returns them here (labels of `neighbor_dtype`, float32 weights)."""
+        label = neighbor_dtype(num_vertices)
+        return src.astype(label, copy=False), dst.astype(label, copy=False), weights
 
     def generate_rmat(self, scale, edgefactor, probabilities, seed):
         raise Graph500Error("--generator rmat runs in one process only")
@@ -152,33 +159,37 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
 
 # Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), a vertex of the whole
 # graph of their replicated tables (the input label of every vertex), and the validator's per tuple of the
-# rank's slice and per distinct endpoint of it (at most min(N, 2 tuples a tuple); measured at P = 4, SCALE 22).
+# rank's slice (its tuples grouped by first and by second endpoint, int32 labels and weights) and per distinct
+# endpoint of it (at most min(N, 2 tuples a tuple): both groupings' offsets, the endpoints, their first-endpoint
+# counts and the owners' requests; the inventory at P = 4, SCALE 22).
 KERNEL_OWNED_BYTES = 136
 KERNEL_VERTEX_BYTES = 4
-VALIDATION_TUPLE_BYTES = 12
-VALIDATION_ENDPOINT_BYTES = 24
+VALIDATION_TUPLE_BYTES = 20
+VALIDATION_ENDPOINT_BYTES = 40
 
 
 def memory_phases(scale, edgefactor, num_ranks):
-    """Host bytes of one rank at its peaks, with the runtime and its slice of the tuples (20 bytes a tuple):
+    """Host bytes of one rank at its peaks, with the runtime and its slice of the tuples (two labels, int32 up to
+    2^31 vertices, and a weight: 12 or 20 bytes a tuple):
     ``exchange`` (the tuples sent, about (2 - 1/P) times the slice, and as many received: 12 bytes each with
     int32 labels),
     ``construction`` (the received tuples, which the builder reads as they are, and its typical scratch for the
-    rank's rows), ``validation set-up`` (the rows, the SSSP's and the BFS's copies: 8 + 8 + 4 bytes an entry of
-    about 2M / P; the kernels' arrays; the validator's). Resident memory measured at P = 4, SCALE 22, on the
-    largest rank: exchange 1.18, construction 1.38, validation set-up 1.56 GiB."""
+    rank's rows), ``validation set-up`` (the SSSP's and the BFS's rows, 8 + 4 bytes an entry of about 2M / P: the
+    built rows are gone once they are made; the kernels' arrays; the validator's). Resident memory measured at
+    SCALE 22 on the largest rank: P = 4 exchange 1.18, construction 1.38, validation set-up 1.33 GiB; P = 2
+    validation set-up 2.31 GiB."""
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
     sent = slice_tuples * (2 * num_ranks - 1) // num_ranks
     label_bytes = neighbor_dtype(num_vertices).itemsize
-    sent_bytes = 2 * label_bytes + 4  # a tuple on the wire: its labels and weight
-    held = RUNTIME_BYTES + slice_tuples * 20
+    sent_bytes = 2 * label_bytes + 4  # a tuple on the wire, as held: its labels and weight
+    held = RUNTIME_BYTES + slice_tuples * sent_bytes
     entries = 2 * slice_tuples
     return {"exchange": held + 2 * sent * sent_bytes,
             "construction": held + sent * sent_bytes
             + build_memory_bytes(slice_tuples, owned, True, bound=False),  # the rows of the rank's block
-            "validation set-up": held + entries * (8 + 8 + 4) + owned * KERNEL_OWNED_BYTES
+            "validation set-up": held + entries * (8 + 4) + owned * KERNEL_OWNED_BYTES
             + whole_graph_bytes(scale) + slice_tuples * VALIDATION_TUPLE_BYTES
             + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES}
 
@@ -209,8 +220,7 @@ def set_threads_per_rank(comm):
 def partition_graph(comm, blocks, src, dst, weights):
     """Kernel 1 on P ranks: this rank's `PartitionedGraph` from the tuples every rank holds (collective)."""
     weighted = weights is not None
-    src = np.ascontiguousarray(src, dtype=np.int64)
-    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    src, dst = np.ascontiguousarray(src), np.ascontiguousarray(dst)  # int32 or int64 labels, as generated
     weights = np.ascontiguousarray(weights, dtype=np.float32) if weighted else np.empty(0, dtype=np.float32)
     num_chunks = max(1, min(src.shape[0], CHUNKS_PER_THREAD * numba.get_num_threads()))
     counts = np.zeros((num_chunks, comm.size), dtype=np.int64)

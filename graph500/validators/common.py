@@ -41,6 +41,7 @@ except ImportError:
     cupy = None
 
 from ..errors import ValidationError
+from ..partition import place
 
 ENGINES = ("auto", "numba", "generic")
 TUPLE_CHUNK = 1 << 25  # tuples per chunk of the array-generic pass on CuPy arrays
@@ -164,17 +165,20 @@ class ValidationGraph:
         num_vertices = check_edges(src, dst, num_vertices, weights)
         index_dtype = index_dtype_for(num_vertices)
         if xp is numpy:
-            return cls._from_host_edges(src, dst, num_vertices, weights, index_dtype)
+            return cls.from_host_edges(src, dst, num_vertices, weights)
         if weights is not None:
             weights = weights.astype(numpy.float32, copy=False)
         return cls(src.astype(index_dtype, copy=False), dst.astype(index_dtype, copy=False), weights, num_vertices)
 
     @classmethod
-    def _from_host_edges(cls, src, dst, num_vertices, weights, index_dtype):
-        """`from_edges` for NumPy arrays: parallel counting sorts, and the grouping by second endpoint too
-        (the fused Numba passes need it: built before any search)."""
+    def from_host_edges(cls, src, dst, num_vertices, weights=None, places=None):
+        """`from_edges` for checked NumPy tuples: parallel counting sorts, and the grouping by second endpoint
+        too (the fused Numba passes need it: built before any search). With ``places`` (a
+        `graph500.partition.DistinctLabels` of the endpoints) the tuples are taken under their endpoints' places
+        there, ``num_vertices`` of them, each placed as it is read (no relabelled copy of the tuples)."""
+        index_dtype = index_dtype_for(num_vertices)
         weights = None if weights is None else weights.astype(numpy.float32, copy=False)
-        src_offsets, dst_by_src, weights_by_src = group_by_key(src, dst, weights, num_vertices, index_dtype)
+        src_offsets, dst_by_src, weights_by_src = group_by_key(src, dst, weights, num_vertices, index_dtype, places)
         src_by_src = numpy.empty(dst_by_src.shape[0], dtype=index_dtype)
         fill_keys(src_offsets, src_by_src)
         graph = cls(src_by_src, dst_by_src, weights_by_src, num_vertices, src_offsets)
@@ -265,22 +269,33 @@ def staged_chunks(arrays, chunk_size):
         work.wait_event(copied)
 
 
-def group_by_key(keys, others, weights, num_vertices, index_dtype):
-    """The tuples (keys[i], others[i]) with keys[i] != others[i], stably grouped by key (NumPy, in parallel).
+def group_by_key(keys, others, weights, num_vertices, index_dtype, places=None):
+    """The tuples (keys[i], others[i]) with keys[i] != others[i], stably grouped by key (NumPy, in parallel);
+    with ``places`` (a `graph500.partition.DistinctLabels` naming every label), under the labels' places.
 
     Returns (offsets, others grouped, weights grouped or None when `weights` is None).
     """
     weighted = weights is not None
     weights = weights if weighted else numpy.empty(0, dtype=numpy.float32)
+    words, word_ranks = (places.words, places.word_ranks) if places is not None else (_NO_WORDS, _NO_RANKS)
     num_tasks = min(numba.get_num_threads(), GROUPING_TASKS)
     per_task = numpy.zeros((num_tasks, num_vertices), dtype=numpy.int64)
-    _count_keys(keys, others, per_task)
+    _count_keys(keys, others, words, word_ranks, per_task)
     offsets = numpy.zeros(num_vertices + 1, dtype=numpy.int64)
     numpy.cumsum(per_task.sum(axis=0), out=offsets[1:])
     grouped_others = numpy.empty(offsets[-1], dtype=index_dtype)
     grouped_weights = numpy.empty(offsets[-1] if weighted else 0, dtype=numpy.float32)
-    _scatter_by_key(keys, others, weights, offsets, per_task, grouped_others, grouped_weights)
+    _scatter_by_key(keys, others, words, word_ranks, weights, offsets, per_task, grouped_others, grouped_weights)
     return offsets, grouped_others, grouped_weights if weighted else None
+
+
+_NO_WORDS, _NO_RANKS = numpy.empty(0, dtype=numpy.uint64), numpy.empty(0, dtype=numpy.int64)
+
+
+@numba.njit(inline="always", cache=True)
+def _placed(label, words, word_ranks):
+    """``label`` itself, or its place among the set bits of ``words`` where a bitmap is given."""
+    return label if words.shape[0] == 0 else place(label, words, word_ranks, -1)
 
 
 @numba.njit(inline="always", cache=True)
@@ -289,19 +304,20 @@ def _task_range(task, num_tasks, length):
 
 
 @numba.njit(parallel=True, cache=True)
-def _count_keys(keys, others, per_task):
-    """per_task[t, v]: tuples of task t's range with key v (self-loops left out)."""
+def _count_keys(keys, others, words, word_ranks, per_task):
+    """per_task[t, v]: tuples of task t's range with key v (self-loops left out; keys placed by `_placed`)."""
     num_tasks = per_task.shape[0]
     for task in numba.prange(num_tasks):
         begin, end = _task_range(task, num_tasks, keys.shape[0])
         for i in range(begin, end):
             if keys[i] != others[i]:
-                per_task[task, keys[i]] += 1
+                per_task[task, _placed(keys[i], words, word_ranks)] += 1
 
 
 @numba.njit(parallel=True, cache=True)
-def _scatter_by_key(keys, others, weights, offsets, per_task, grouped_others, grouped_weights):
-    """Turn the counts into each task's first slot per key, then place every tuple: a stable counting sort."""
+def _scatter_by_key(keys, others, words, word_ranks, weights, offsets, per_task, grouped_others, grouped_weights):
+    """Turn the counts into each task's first slot per key, then place every tuple: a stable counting sort
+    (labels placed by `_placed`)."""
     num_tasks = per_task.shape[0]
     for vertex in numba.prange(per_task.shape[1]):
         slot = offsets[vertex]
@@ -313,9 +329,10 @@ def _scatter_by_key(keys, others, weights, offsets, per_task, grouped_others, gr
         begin, end = _task_range(task, num_tasks, keys.shape[0])
         for i in range(begin, end):
             if keys[i] != others[i]:
-                slot = per_task[task, keys[i]]
-                per_task[task, keys[i]] = slot + 1
-                grouped_others[slot] = others[i]
+                key = _placed(keys[i], words, word_ranks)
+                slot = per_task[task, key]
+                per_task[task, key] = slot + 1
+                grouped_others[slot] = _placed(others[i], words, word_ranks)
                 if grouped_weights.shape[0] > 0:
                     grouped_weights[slot] = weights[i]
 

@@ -271,17 +271,16 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
 
 def _compressed(src, dst, weights, num_vertices, empty=None):
     """``(endpoints, local graph, distinct)``: the distinct endpoints, sorted, and the tuples under their places
-    there. NumPy tuples through `partition.DistinctLabels` (``distinct``, kept to place parents in O(1)); CuPy
+    there. NumPy tuples through `partition.DistinctLabels` (``distinct``, kept to place parents in O(1)), placed
+    as the grouping reads them; CuPy
     tuples (which may live in mapped host memory) chunk by chunk, relabelled by binary search into arrays from
     ``empty(count, dtype)`` (device memory by default)."""
     xp = array_module(src, dst)
-    if xp is numpy:
+    if xp is numpy:  # each endpoint placed as the grouping reads it: no relabelled copy of the tuples
         distinct = DistinctLabels((src, dst), num_vertices)
         endpoints = distinct.labels
-        index_dtype = index_dtype_for(endpoints.shape[0] + 1)
-        relabelled = [numpy.empty(src.shape[0], dtype=index_dtype) for _ in range(2)]
-        for labels, target in zip((src, dst), relabelled):
-            distinct.places(labels.astype(numpy.int64, copy=False), target)  # int64: one compiled variant
+        local = ValidationGraph.from_host_edges(src, dst, endpoints.shape[0] + 1, weights, places=distinct)
+        return endpoints, local, distinct
     else:
         distinct = None
         endpoints = xp.empty(0, dtype=xp.int64)

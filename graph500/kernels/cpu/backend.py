@@ -82,11 +82,13 @@ def memory_phases(scale, edgefactor):
             "searches": RUNTIME_BYTES + graph + kernels + validation + outputs}
 
 
-def generate_range(scale, edgefactor, seed1, seed2, start, stop, progress=None, progress_weight=1):
-    """Tuples ``[start, stop)`` of the reference's edge list as ``(src, dst, weights)``, made in
-    `GENERATION_CHUNKS` chunks; ``progress(n)`` is told of each chunk's tuples times ``progress_weight``."""
-    src = np.empty(stop - start, dtype=np.int64)
-    dst = np.empty(stop - start, dtype=np.int64)
+def generate_range(scale, edgefactor, seed1, seed2, start, stop, progress=None, progress_weight=1,
+                   label_dtype=np.int64):
+    """Tuples ``[start, stop)`` of the reference's edge list as ``(src, dst, weights)`` (labels of
+    ``label_dtype``: int32 holds those of a graph of up to 2^31 vertices), made in `GENERATION_CHUNKS` chunks;
+    ``progress(n)`` is told of each chunk's tuples times ``progress_weight``."""
+    src = np.empty(stop - start, dtype=label_dtype)
+    dst = np.empty(stop - start, dtype=label_dtype)
     weights = np.empty(stop - start, dtype=np.float32)
     bounds = np.linspace(0, stop - start, GENERATION_CHUNKS + 1, dtype=np.int64)
     for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
