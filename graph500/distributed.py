@@ -160,12 +160,12 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
 # Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), a vertex of the whole
 # graph of their replicated tables (the input label of every vertex), and the validator's per tuple of the
 # rank's slice (its tuples grouped by first and by second endpoint, int32 labels and weights) and per distinct
-# endpoint of it (at most min(N, 2 tuples a tuple): both groupings' offsets, the endpoints, their first-endpoint
-# counts and the owners' requests; the inventory at P = 4, SCALE 22).
+# endpoint of it (at most min(N, 2 tuples a tuple): both groupings' int32 offsets, the endpoints, the owners'
+# int32 requests; the inventory at P = 4, SCALE 22).
 KERNEL_OWNED_BYTES = 136
 KERNEL_VERTEX_BYTES = 4
 VALIDATION_TUPLE_BYTES = 20
-VALIDATION_ENDPOINT_BYTES = 40
+VALIDATION_ENDPOINT_BYTES = 20
 
 
 def memory_phases(scale, edgefactor, num_ranks):

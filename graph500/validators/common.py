@@ -132,7 +132,8 @@ class ValidationGraph:
     on CuPy, the tuples as given); `weights` (float32, aligned with src and
     dst, or None); `first_endpoint_counts` (int64, length N: how many tuples
     other than self-loops have each vertex as first endpoint); on NumPy also
-    `src_offsets` (int64, length N + 1: the tuples with first endpoint u are
+    `src_offsets` (length N + 1, int32 where the tuples number under 2^31,
+    else int64: the tuples with first endpoint u are
     src_offsets[u] up to src_offsets[u + 1]) and `incoming()`, the same
     grouping by second endpoint, for the fused Numba passes.
     """
@@ -150,13 +151,21 @@ class ValidationGraph:
                 src_offsets = numpy.zeros(num_vertices + 1, dtype=numpy.int64)
                 src_offsets[1:] = numpy.cumsum(numpy.bincount(src, minlength=num_vertices))
             self.src_offsets = src_offsets
-            self.first_endpoint_counts = numpy.diff(src_offsets)
+            self._first_endpoint_counts = None  # the offsets' differences, made when asked
         else:
             self.src_offsets = None
-            self.first_endpoint_counts = xp.zeros(num_vertices, dtype=numpy.int64)
+            self._first_endpoint_counts = xp.zeros(num_vertices, dtype=numpy.int64)
             for _, src_chunk, dst_chunk, _ in self.tuple_chunks():  # atomic adds: no per-block histograms
-                xp.add.at(self.first_endpoint_counts, src_chunk[src_chunk != dst_chunk], 1)
+                xp.add.at(self._first_endpoint_counts, src_chunk[src_chunk != dst_chunk], 1)
         self._incoming = None
+
+    @property
+    def first_endpoint_counts(self):
+        """int64, one per vertex: how many tuples other than self-loops have it as first endpoint (on NumPy a new
+        array from the offsets: not held beside them)."""
+        if self._first_endpoint_counts is None:
+            return numpy.diff(self.src_offsets).astype(numpy.int64, copy=False)
+        return self._first_endpoint_counts
 
     @classmethod
     def from_edges(cls, src, dst, num_vertices, weights=None):
@@ -273,7 +282,8 @@ def group_by_key(keys, others, weights, num_vertices, index_dtype, places=None):
     """The tuples (keys[i], others[i]) with keys[i] != others[i], stably grouped by key (NumPy, in parallel);
     with ``places`` (a `graph500.partition.DistinctLabels` naming every label), under the labels' places.
 
-    Returns (offsets, others grouped, weights grouped or None when `weights` is None).
+    Returns (offsets, others grouped, weights grouped or None when `weights` is None); the offsets int32 where
+    the tuples number under 2^31.
     """
     weighted = weights is not None
     weights = weights if weighted else numpy.empty(0, dtype=numpy.float32)
@@ -281,7 +291,7 @@ def group_by_key(keys, others, weights, num_vertices, index_dtype, places=None):
     num_tasks = min(numba.get_num_threads(), GROUPING_TASKS)
     per_task = numpy.zeros((num_tasks, num_vertices), dtype=numpy.int64)
     _count_keys(keys, others, words, word_ranks, per_task)
-    offsets = numpy.zeros(num_vertices + 1, dtype=numpy.int64)
+    offsets = numpy.zeros(num_vertices + 1, dtype=numpy.int32 if keys.shape[0] < 2**31 else numpy.int64)
     numpy.cumsum(per_task.sum(axis=0), out=offsets[1:])
     grouped_others = numpy.empty(offsets[-1], dtype=index_dtype)
     grouped_weights = numpy.empty(offsets[-1] if weighted else 0, dtype=numpy.float32)

@@ -123,7 +123,7 @@ class DistributedValidationGraph:
         endpoints, local, distinct = prepared
         endpoint_counts = blocks.counts_of(endpoints, array_module(endpoints))
         (requested,), requested_counts = comm.alltoallv((endpoints,), endpoint_counts)
-        requested = (requested - blocks.begin(comm.rank)).astype(numpy.int64)
+        requested = (requested - blocks.begin(comm.rank)).astype(index_dtype_for(blocks.count(comm.rank)))
         return cls(comm, blocks, endpoints, local, (endpoint_counts, requested, requested_counts), distinct)
 
     def count_reached_tuples(self, local_reached):
