@@ -157,13 +157,14 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
     return max(memory_phases(scale, edgefactor, num_ranks).values())
 
 
-# Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), a vertex of the whole
-# graph of their replicated tables (the input label of every vertex), and the validator's per tuple of the
-# rank's slice (its tuples grouped by first and by second endpoint, int32 labels and weights) and per distinct
-# endpoint of it (at most min(N, 2 tuples a tuple): both groupings' int32 offsets, the endpoints, the owners'
-# int32 requests; the inventory at P = 4, SCALE 22).
+# Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), the bitmaps of all N
+# vertices a rank holds with their words' ranks (the BFS's labels met, the validator's endpoints: N / 8 bytes
+# each), and the validator's per tuple of the rank's slice (its tuples grouped by first and by second endpoint,
+# int32 labels and weights) and per distinct endpoint of it (at most min(N, 2 tuples a tuple): both groupings'
+# int32 offsets, the endpoints, the owners' int32 requests; the inventory at P = 4, SCALE 22). The BFS's labels
+# met (its block's and its rows' neighbours') hold an input label each.
 KERNEL_OWNED_BYTES = 136
-KERNEL_VERTEX_BYTES = 4
+WHOLE_GRAPH_BITMAPS = 4
 VALIDATION_TUPLE_BYTES = 20
 VALIDATION_ENDPOINT_BYTES = 20
 
@@ -190,6 +191,7 @@ def memory_phases(scale, edgefactor, num_ranks):
             "construction": held + sent * sent_bytes
             + build_memory_bytes(slice_tuples, owned, True, bound=False),  # the rows of the rank's block
             "validation set-up": held + entries * (8 + 4) + owned * KERNEL_OWNED_BYTES
+            + min(num_vertices, entries + owned) * label_bytes  # the BFS's labels met, an input label each
             + whole_graph_bytes(scale) + slice_tuples * VALIDATION_TUPLE_BYTES
             + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES}
 
@@ -200,9 +202,9 @@ def validation_endpoints(num_vertices, slice_tuples):
 
 
 def whole_graph_bytes(scale):
-    """The host bytes of `memory_phases` that every rank holds for all N vertices, whatever P: the kernels'
-    table, and the validator's bitmap of its endpoints with a count a 64-bit word (N / 8 bytes each)."""
-    return (KERNEL_VERTEX_BYTES << scale) + 2 * ((1 << scale) // 8)
+    """The host bytes of `memory_phases` that every rank holds for all N vertices, whatever P: bitmaps (the BFS's
+    labels met, the validator's endpoints) with a count a 64-bit word (N / 8 bytes each)."""
+    return WHOLE_GRAPH_BITMAPS * ((1 << scale) // 8)
 
 
 def set_threads_per_rank(comm):

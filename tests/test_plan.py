@@ -39,7 +39,7 @@ def test_gpu_plans_are_the_checks_own():
 
 
 @pytest.mark.parametrize("backend, vertex_bytes", [
-    ("cpu", distributed.KERNEL_VERTEX_BYTES + 2 / 8),
+    ("cpu", distributed.WHOLE_GRAPH_BITMAPS / 8),
     ("gpu", gpu_distributed.GRAPH_VERTEX_BYTES),
 ])
 def test_the_whole_graph_arrays_do_not_shrink_with_more_ranks(backend, vertex_bytes):

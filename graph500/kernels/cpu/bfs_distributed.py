@@ -52,7 +52,7 @@ from graph500.kernels.cpu.bfs_direction_optimizing import BETA
 from graph500.kernels.cpu.bfs_top_down import PARALLEL_EDGES, frontier_edge_prefix
 from graph500.kernels.cpu.frontier import (
     ONE, WORD_SHIFT, balanced_bounds, bit_of, bitmap_to_queue, bitmap_to_queue_and_edges, bitmap_words,
-    equal_share, Parents, first_at_least, has_bit, set_bit, set_bits, trace_entry,
+    equal_share, Parents, first_at_least, has_bit, label_map, label_of, set_bit, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, relabel
 from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
@@ -124,7 +124,7 @@ def _claim_children(received, receive_counts, block, offsets, parent, parent_lab
     parents are offsets in r's block; children are offsets in this rank's).
 
     A child is claimed by the first request that finds ``parent == -1``, which
-    writes the parent ``u`` as ``parent_labels[u]`` (its input label); those
+    writes the parent ``u`` as ``label_of(parent_labels, u)`` (its input label); those
     requests (candidates: their child, local, and parent, as written) are compacted
     into ``child`` and ``claimer`` (``received``'s length). When several tasks
     race, one write lands and a keep pass retains that candidate only (one
@@ -146,7 +146,7 @@ def _claim_children(received, receive_counts, block, offsets, parent, parent_lab
             for k in range(np.uint64(j), np.uint64(stop)):
                 v = received[k] >> HALF_BITS
                 if parent[v] == -1:
-                    u = parent_labels[first_parent + np.int64(received[k] & HALF_MASK)]
+                    u = label_of(parent_labels, first_parent + np.int64(received[k] & HALF_MASK))
                     parent[v] = u
                     child[begin + kept[task]] = v
                     claimer[begin + kept[task]] = u
@@ -178,15 +178,13 @@ class DegreeOrderedPart:
     ``graph``: the new `PartitionedGraph`, rows listing neighbours under their
     new labels by decreasing degree class (``degree.bit_length()``, hubs
     first; the input's order within a class); ``order`` (int64, n): new local
-    index -> input local index, ``new_local`` its inverse; ``original``
-    (label dtype, N): new global label -> input global label, a gathered
-    array (`graph500.comm`): one table in memory the ranks of a host share.
-    A search reads it for every parent it writes; one copy a rank (an
-    allgather) put 16 tables of 64 MB on the 16-core host at SCALE 24,
-    and the bottom-up level that finds most vertices took 9.9-11.5 ms
-    (16 ranks, 8 keys, `benchmarks/distributed_levels.py`; 6.4 ms when the
-    parents were mapped after the search), 5.5 ms with the shared table
-    (measured together with the first-neighbour array of `bfs_bottom_up`).
+    index -> input local index, ``new_local`` its inverse; ``original``: new
+    global label -> input global label of every label a search of this rank
+    meets (its block's and its rows' neighbours'), a `frontier.label_map`
+    (a bitmap of those labels, its words' ranks, and their input labels
+    asked of their owners): a search reads it for every parent it writes,
+    and no rank holds a table of all N vertices (4 bytes a vertex: 16 GiB a
+    rank at SCALE 32).
     """
 
     def __init__(self, graph):
@@ -212,12 +210,21 @@ class DegreeOrderedPart:
                               class_and_label, label_bits, num_classes,
                               balanced_bounds(graph.offsets, numba.get_num_threads()), offsets, neighbors)
         del class_and_label, neighbours
-        self._original = comm.gathered_array([graph.blocks.count(rank) for rank in range(comm.size)], dtype)
-        self._original.local[:] = graph.first_vertex + self.order
-        self._original.publish()
-        self.original = self._original.whole
+        # the input label of each label a search can meet (the block's, its rows' neighbours'), from the owners
+        block = np.arange(graph.first_vertex, graph.first_vertex + graph.num_local, dtype=neighbors.dtype)
+        met = DistinctLabels((neighbors, block), graph.num_vertices)
+        self.original = label_map(met, met.values_from_owners(comm, graph.blocks,
+                                                              (graph.first_vertex + self.order).astype(dtype)))
         self.graph = PartitionedGraph(graph.num_vertices, graph.first_vertex, offsets, neighbors, None, comm,
                                       graph.blocks)
+
+
+def _composed(order, labels):
+    """``order[labels]`` of a table or of a `frontier.label_map`'s values."""
+    if isinstance(labels, tuple):
+        words, word_ranks, values = labels
+        return words, word_ranks, order[values]
+    return order[labels]
 
 
 @numba.njit(cache=True)
@@ -322,7 +329,7 @@ class DistributedBFS:
         else:
             labels, new_label = self.ordered.original, self.ordered.new_local
         if self.labels is not None:  # one rank: kernel 1's labels, then this kernel's, from the input's
-            labels, new_label = self.labels.order[labels], new_label[self.labels.new_label]
+            labels, new_label = _composed(self.labels.order, labels), new_label[self.labels.new_label]
         return labels, new_label
 
     def _grow_request_buffers(self, size):

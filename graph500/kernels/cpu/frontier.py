@@ -26,7 +26,11 @@ edge prefix measured nothing (0.994x, 0.979x) and stay signed.
 
 import numba
 import numpy as np
+from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import overload
+
+from graph500.partition import place
 
 WORD_BITS = 64
 WORD_SHIFT = 6
@@ -207,16 +211,20 @@ class Parents:
     A rank of a distributed search (`bfs_distributed`) keeps the parents of
     its own block of vertices, ``first_label`` the block's first label (the
     same in the graph's labels and the original ones: a rank renumbers
-    inside its block): ``labels`` maps every label of the whole graph (a
-    parent may be any vertex), ``new_label`` the block's original local
-    indices to the graph's local ones, and ``finish`` returns the block's
-    parents in original order.
+    inside its block): ``labels`` maps every label a search can meet (a
+    `label_map` of the block's and its rows' neighbours' labels: a parent
+    may be any vertex, but only a neighbour), ``new_label`` the block's
+    original local indices to the graph's local ones, and ``finish`` returns
+    the block's parents in original order.
     """
 
     def __init__(self, graph, labels=None, new_label=None, first_label=0):
         dtype = graph.neighbors.dtype
         self.array = np.full(graph.offsets.shape[0] - 1, -1, dtype=dtype)  # the graph's (local) labels
-        self.labels = (graph.order if labels is None else labels).astype(dtype, copy=False)  # label -> original
+        if labels is None:
+            labels = graph.order
+        # label -> original: a table, or a `label_map` of the labels a search meets
+        self.labels = labels if isinstance(labels, tuple) else labels.astype(dtype, copy=False)
         self._new_label = (graph.new_label if new_label is None else new_label).astype(dtype, copy=False)
         self._filled = _end_of_edges(graph.offsets)  # the labels past the last vertex with edges have none
         self._first = first_label
@@ -231,7 +239,7 @@ class Parents:
         self._started = True
         self._root = root
         if root is not None:
-            self.array[root] = self.labels[self._first + root]
+            self.array[root] = label_of(self.labels, self._first + root)
         return self.array
 
     def finish(self):
@@ -241,20 +249,38 @@ class Parents:
         _reset(self.array, self._filled, numba.get_num_threads())
         root = self._root
         if root is not None:  # also a root without edges
-            label = self.labels[self._first + root]
+            label = label_of(self.labels, self._first + root)
             original[label - self._first] = label
             self.array[root] = -1
         self._started = False
         return original
 
 
-@numba.njit(inline="always", cache=True)
 def label_of(labels, u):
-    """The parent a search writes for a child of ``u``: ``labels[u]`` (`Parents.labels`), or ``u`` where
-    ``labels`` is None (parents under the graph's labels, mapped afterwards)."""
+    """The parent a search writes for a child of ``u``: ``labels[u]`` (`Parents.labels`: a table of every
+    label), ``values[place of u]`` where ``labels`` is a `label_map` ``(words, word_ranks, values)`` (the labels a
+    rank's search can meet, a bitmap with its words' ranks and a value each: no table of all N), or ``u`` where
+    ``labels`` is None (parents under the graph's labels, mapped afterwards). Compiled by `_label_of`."""
     if labels is None:
         return u
-    return labels[np.uint64(u)]
+    if isinstance(labels, tuple):
+        return labels[2][place(u, labels[0], labels[1], 0)]
+    return labels[u]
+
+
+@overload(label_of, inline="always")
+def _label_of(labels, u):
+    if isinstance(labels, types.NoneType):
+        return lambda labels, u: u
+    if isinstance(labels, types.BaseTuple):
+        return lambda labels, u: labels[2][place(u, labels[0], labels[1], 0)]
+    return lambda labels, u: labels[np.uint64(u)]
+
+
+def label_map(distinct, values):
+    """The `label_of` map ``(words, word_ranks, values)`` of a `partition.DistinctLabels` and a value for each of
+    its labels (in label order)."""
+    return distinct.words, distinct.word_ranks, values
 
 
 @numba.njit(cache=True)
