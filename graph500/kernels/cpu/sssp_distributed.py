@@ -412,9 +412,9 @@ class DistributedDeltaStepping:
         degrees = np.diff(graph.offsets)
         self.order = by_decreasing_degree(degrees)
         self.new_label = inverse_permutation(self.order)
-        column_of, ghost_owner, ghost_target = _columns_and_ghosts(graph, self.new_label)
-        bounds, columns, weights = _split_rows(graph, self.new_label, column_of, np.float32(self.delta))
-        del column_of
+        neighbours, column_at, ghost_owner, ghost_target = _columns_and_ghosts(graph, self.new_label)
+        bounds, columns, weights = _split_rows(graph, self.new_label, neighbours, column_at, np.float32(self.delta))
+        del neighbours, column_at
         ring = 1 << int(np.ceil(max_weight / self.delta) + RING_SLACK - 1).bit_length()  # a power of two
         self.rank_state = _new_rank_state(bounds, columns, weights, self.order, np.int64(self.first_vertex),
                                           ghost_owner, ghost_target, np.int64(comm.size), np.int64(ring),

@@ -8,20 +8,13 @@ import numpy as np
 
 from graph500.kernels.cpu.frontier import balanced_bounds
 from graph500.kernels.graph import neighbor_dtype
+from graph500.partition import DistinctLabels, place
 
 LOCAL_LIGHT, REMOTE_LIGHT, LOCAL_HEAVY, REMOTE_HEAVY = 0, 1, 2, 3  # the parts of a row, in order
 ROW_PARTS = 4
 
 
 # ---------------------------------------------------------------- construction
-
-@numba.njit(parallel=True, cache=True)
-def _mark_remote(neighbors, first, stop, marks):
-    for k in numba.prange(neighbors.shape[0]):
-        v = neighbors[k]
-        if v < first or v >= stop:
-            marks[v] = True
-
 
 @numba.njit(inline="always", cache=True)
 def _part(neighbor, weight, first, stop, split_below):
@@ -47,9 +40,10 @@ def _count_parts(offsets, neighbors, weights, new_label, task_bounds, first, sto
 
 
 @numba.njit(parallel=True, cache=True)
-def _fill_parts(offsets, neighbors, weights, new_label, task_bounds, column_of, first, stop, split_below, bounds,
-                columns, row_weights):
-    """Write each renumbered row's entries into its parts: ``column_of[neighbour]`` (its local index or its ghost
+def _fill_parts(offsets, neighbors, weights, new_label, task_bounds, words, word_ranks, column_at, first, stop,
+                split_below, bounds, columns, row_weights):
+    """Write each renumbered row's entries into its parts: the neighbour's column, ``column_at`` at its place
+    among the rows' distinct neighbours (``words``, ``word_ranks``: their bitmap; its local index or its ghost
     index, one table for both: reading the one of two tables that the part names took 1.25x as long, one rank's
     rows of 2 at SCALE 20), and the weight. Tasks as in `_count_parts`."""
     for task in numba.prange(task_bounds.shape[0] - 1):
@@ -68,12 +62,13 @@ def _fill_parts(offsets, neighbors, weights, new_label, task_bounds, column_of, 
                     at, local_heavy = local_heavy, local_heavy + 1
                 else:
                     at, remote_heavy = remote_heavy, remote_heavy + 1
-                columns[at] = column_of[neighbor]
+                columns[at] = column_at[place(neighbor, words, word_ranks, 0)]
                 row_weights[at] = weights[k]
 
 
-def _split_rows(graph, new_label, column_of, split_below):
-    """``(bounds, columns, weights)``: the rows renumbered and split in their four parts."""
+def _split_rows(graph, new_label, neighbours, column_at, split_below):
+    """``(bounds, columns, weights)``: the rows renumbered and split in their four parts (``neighbours``,
+    ``column_at``: `_columns_and_ghosts`'s)."""
     num_local = new_label.shape[0]
     task_bounds = balanced_bounds(graph.offsets, numba.get_num_threads())
     first, stop = graph.first_vertex, graph.first_vertex + num_local
@@ -86,38 +81,36 @@ def _split_rows(graph, new_label, column_of, split_below):
     bounds[num_local * ROW_PARTS + 1:] = bounds[num_local * ROW_PARTS]
     columns = np.empty(graph.num_edges, dtype=neighbor_dtype(graph.num_vertices))
     weights = np.empty(graph.num_edges, dtype=np.float32)
-    _fill_parts(graph.offsets, graph.neighbors, graph.weights, new_label, task_bounds, column_of, first, stop,
-                split_below, bounds, columns, weights)
+    _fill_parts(graph.offsets, graph.neighbors, graph.weights, new_label, task_bounds, neighbours.words,
+                neighbours.word_ranks, column_at, first, stop, split_below, bounds, columns, weights)
     return bounds, columns, weights
 
 
 def _columns_and_ghosts(graph, new_label):
-    """``(column_of, owner, target)``: per label of the whole graph, what a row entry holds for it (an owned
-    vertex's local index ``new_label``, a remote neighbour's ghost index; other labels: unused), and per ghost
-    its owner and its local index there (asked of the owners: collective)."""
+    """``(neighbours, column_at, owner, target)``: the rows' distinct neighbours (a `partition.DistinctLabels`:
+    a bitmap of all N labels, no table of them), what a row entry holds for each (an owned vertex's local index
+    ``new_label``, a remote neighbour's ghost index), and per ghost its owner and its local index there (asked of
+    the owners: collective)."""
     comm, blocks = graph.comm, graph.blocks
-    marks = np.zeros(graph.num_vertices, dtype=np.bool_)
-    _mark_remote(graph.neighbors, graph.first_vertex, graph.first_vertex + graph.num_local, marks)
-    labels = np.flatnonzero(marks)  # increasing, so grouped by owner in rank order
-    del marks
-    owner = blocks.owner(labels)
-    (asked,), asked_counts = comm.alltoallv((labels - owner * blocks.block,), np.bincount(owner, minlength=comm.size))
+    first, stop = graph.first_vertex, graph.first_vertex + graph.num_local
+    neighbours = DistinctLabels((graph.neighbors,), graph.num_vertices)
+    labels = neighbours.labels
+    remote = (labels < first) | (labels >= stop)
+    remote_labels = labels[remote]  # increasing, so grouped by owner in rank order
+    owner = blocks.owner(remote_labels)
+    (asked,), asked_counts = comm.alltoallv((remote_labels - owner * blocks.block,),
+                                            np.bincount(owner, minlength=comm.size))
     (target,), _ = comm.alltoallv((new_label[asked].astype(np.uint32),), asked_counts)
     # The ghosts numbered per owner, its hubs first (their ghosts are the most read): in the order of
-    # owner * block + target, distinct labels below N, so marked in a table of N flags and read back in order
-    # (6 million ghosts of 2^24 labels: 0.15-0.25 s, where a lexsort by (owner, target) took 1.4-1.6 s; this
-    # function on 2 ranks at SCALE 22, a million ghosts a rank: 1.40x, 5 alternations in one process).
+    # owner * block + target, distinct labels below N, so placed among the set bits of a bitmap of them (where a
+    # lexsort by (owner, target) took 7x as long as marks in a table of N flags).
     ordered_label = owner * blocks.block + target
-    marked = np.zeros(graph.num_vertices, dtype=np.bool_)
-    marked[ordered_label] = True
-    ghost_labels = np.flatnonzero(marked)
-    del marked
+    ordered = DistinctLabels((ordered_label,), graph.num_vertices)
     label_dtype = neighbor_dtype(graph.num_vertices)
-    ghost_of = np.empty(graph.num_vertices, dtype=label_dtype)
-    ghost_of[ghost_labels] = np.arange(ghost_labels.shape[0], dtype=label_dtype)
-    column_of = np.empty(graph.num_vertices, dtype=label_dtype)
-    column_of[labels] = ghost_of[ordered_label]
-    del ghost_of
-    column_of[graph.first_vertex:graph.first_vertex + graph.num_local] = new_label
+    column_at = np.empty(labels.shape[0], dtype=label_dtype)
+    column_at[remote] = ordered.places(ordered_label, np.empty(ordered_label.shape[0], dtype=label_dtype))
+    column_at[~remote] = new_label[labels[~remote] - first]
+    ghost_labels = ordered.labels
     ghost_owner = ghost_labels // blocks.block
-    return column_of, ghost_owner.astype(np.int32), (ghost_labels - ghost_owner * blocks.block).astype(np.uint32)
+    ghost_target = (ghost_labels - ghost_owner * blocks.block).astype(np.uint32)
+    return neighbours, column_at, ghost_owner.astype(np.int32), ghost_target
