@@ -5,7 +5,7 @@ a cold cache (a fresh clone) the first runs of two ranks spend about 23 s
 compiling the distributed BFS and SSSP on both cores. Instead, while the
 first tests compile the one-process kernels in this process, a second
 process compiles the distributed ones on the other core, as the warm-up
-does (a search on a small graph, a build, a validation), and the ranks load them from the
+does (a generation, a search on a small graph, a build, a validation), and the ranks load them from the
 cache; then the one-process run's default kernels, for the runs of `graph500` the tests start.
 With a warm cache it only loads them (about 2 s). It only saves time:
 it is stopped at the end of the session, finished or not, and its failure
@@ -29,6 +29,7 @@ from graph500.kernels.cpu.backend import CPUBackend
 from graph500.warm_up import _build_part, _generate_part, _search_part, _validate_part
 
 backend = DistributedBackend(SelfCommunicator())
+_generate_part(backend)  # a rank's slice: int32 labels
 _search_part(backend, DistributedBFS, {})
 _search_part(backend, DistributedDeltaStepping, {})
 _build_part(backend)
