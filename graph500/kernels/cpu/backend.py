@@ -91,9 +91,16 @@ def generate_range(scale, edgefactor, seed1, seed2, start, stop, progress=None, 
     dst = np.empty(stop - start, dtype=label_dtype)
     weights = np.empty(stop - start, dtype=np.float32)
     bounds = np.linspace(0, stop - start, GENERATION_CHUNKS + 1, dtype=np.int64)
+    # the generator writes int64 labels (one compiled variant): narrower ones through a chunk of int64
+    wide = np.dtype(label_dtype) == np.int64
+    scratch_size = 0 if wide else int(np.diff(bounds).max(initial=0))
+    scratch = [np.empty(scratch_size, dtype=np.int64) for _ in range(2)]
     for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        labels = (src[first:last], dst[first:last]) if wide else [array[:last - first] for array in scratch]
         kronecker.generate_edges(scale, edgefactor, seed1, seed2, start + first, start + last,
-                                 out=(src[first:last], dst[first:last], weights[first:last]))
+                                 out=(*labels, weights[first:last]))
+        if not wide:
+            src[first:last], dst[first:last] = labels
         if progress:
             progress((last - first) * progress_weight)
     return src, dst, weights
