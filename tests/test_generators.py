@@ -119,6 +119,18 @@ def test_any_edge_range_equals_the_slice_of_a_full_generation():
             np.testing.assert_array_equal(whole[start:stop], piece)
 
 
+def test_a_ranks_int32_slice_holds_the_int64_labels():
+    """`generate_range` with int32 labels (a rank's slice, through int64 chunks) gives the same tuples."""
+    from graph500.kernels.cpu.backend import GENERATION_CHUNKS, generate_range
+
+    start, stop = 1234, 1234 + 3 * GENERATION_CHUNKS + 5  # chunks of unequal length
+    wide = generate_range(12, 16, 2, 3, start, stop)
+    narrow = generate_range(12, 16, 2, 3, start, stop, label_dtype=np.int32)
+    assert narrow[0].dtype == narrow[1].dtype == np.int32
+    for expected, actual in zip(wide, narrow):
+        np.testing.assert_array_equal(expected, actual)
+
+
 def test_skip_agrees_with_plain_stepping():
     state = mrg.seed_state(2, 3)
     for count in (0, 1, 4, 5, 77, 1000, 4097):
