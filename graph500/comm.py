@@ -421,14 +421,10 @@ class NCCLCommunicator:
     def gathered_array(self, counts, dtype):
         return DeviceGatheredArray(self, counts, dtype)
 
-    def allgather_in_place(self, whole, counts):
-        """Every rank's part of ``whole`` (``counts[r]`` items from rank r, in rank order; this rank's written
-        in place) sent to every other rank, theirs received in place: grouped NCCL sends and receives, the counts
-        known, so nothing goes through MPI."""
-        self.transfers(*self.allgather_parts(whole, counts))
-
     def allgather_parts(self, whole, counts):
-        """``(sends, receives)``: the `transfers` of `allgather_in_place`, to prepare once."""
+        """``(sends, receives)``: the `transfers` that send every rank's part of ``whole`` (``counts[r]`` items
+        from rank r, in rank order; this rank's written in place) to every other rank and receive theirs in place
+        (the counts known, so nothing goes through MPI), prepared once for a fixed layout (`DeviceGatheredArray`)."""
         counts = np.asarray(counts, dtype=np.int64)
         displacements = _displacements(counts)
         mine, count = int(displacements[self.rank]), int(counts[self.rank])
