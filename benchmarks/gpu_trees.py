@@ -43,6 +43,39 @@ def run_gpu_script(tree, options, output):
     return {(row["scale"], row["kernel"]): row["harmonic_mean_teps"] for row in rows}
 
 
+def check_trees(*trees):
+    """Exit with a message unless every tree is a source tree of graph500."""
+    for tree in trees:
+        if not (Path(tree) / "graph500" / "__init__.py").exists():
+            raise SystemExit(f"{tree}: not a source tree of graph500 (no graph500/__init__.py)")
+
+
+def alternate(baseline, candidate, pairs, measure):
+    """``{key: {"baseline": [...], "candidate": [...]}}``: ``measure(tree, workdir)`` (a dict of key -> value, in a
+    fresh process) on the baseline tree, then the candidate, ``pairs`` times."""
+    values = defaultdict(lambda: {"baseline": [], "candidate": []})
+    with tempfile.TemporaryDirectory() as workdir:
+        for pair in range(pairs):
+            for role, tree in (("baseline", baseline), ("candidate", candidate)):
+                for key, value in measure(tree, Path(workdir)).items():
+                    values[key][role].append(value)
+                print(f"pair {pair + 1}/{pairs}: {role} done", file=sys.stderr, flush=True)
+    return values
+
+
+def ratio_table(values, key_headers, measure_name):
+    """The table of `alternate`'s values: per key, each tree's median and the median ratio of candidate to
+    baseline over the pairs, with its spread (min to max)."""
+    rows = []
+    for key, by_role in values.items():
+        baseline, candidate = np.array(by_role["baseline"]), np.array(by_role["candidate"])
+        ratios = candidate / baseline
+        rows.append([*key, f"{np.median(baseline):.4g}", f"{np.median(candidate):.4g}", f"{np.median(ratios):.3f}",
+                     f"{ratios.min():.3f}-{ratios.max():.3f}"])
+    return tabulate(rows, headers=[*key_headers, f"baseline {measure_name} (median)",
+                                   f"candidate {measure_name} (median)", "ratio (median)", "ratio spread"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="source tree of the baseline (holds graph500/)")
@@ -51,24 +84,10 @@ def main():
     parser.add_argument("options", nargs=argparse.REMAINDER, help="after --: gpu.py's options")
     args = parser.parse_args()
     options = args.options[1:] if args.options[:1] == ["--"] else args.options
-    for tree in (args.baseline, args.candidate):
-        if not (Path(tree) / "graph500" / "__init__.py").exists():
-            raise SystemExit(f"{tree}: not a source tree of graph500 (no graph500/__init__.py)")
-    teps = defaultdict(lambda: {"baseline": [], "candidate": []})
-    with tempfile.TemporaryDirectory() as workdir:
-        for pair in range(args.pairs):
-            for role, tree in (("baseline", args.baseline), ("candidate", args.candidate)):
-                for key, value in run_gpu_script(tree, options, Path(workdir) / "rows.json").items():
-                    teps[key][role].append(value)
-                print(f"pair {pair + 1}/{args.pairs}: {role} done", file=sys.stderr, flush=True)
-    rows = []
-    for (scale, kernel), values in teps.items():
-        baseline, candidate = np.array(values["baseline"]), np.array(values["candidate"])
-        ratios = candidate / baseline
-        rows.append([scale, kernel, f"{np.median(baseline):.4g}", f"{np.median(candidate):.4g}",
-                     f"{np.median(ratios):.3f}", f"{ratios.min():.3f}-{ratios.max():.3f}"])
-    print(tabulate(rows, headers=["SCALE", "kernel", "baseline TEPS (median)", "candidate TEPS (median)",
-                                  "ratio (median)", "ratio spread"]))
+    check_trees(args.baseline, args.candidate)
+    teps = alternate(args.baseline, args.candidate, args.pairs,
+                     lambda tree, workdir: run_gpu_script(tree, options, workdir / "rows.json"))
+    print(ratio_table(teps, ["SCALE", "kernel"], "TEPS"))
 
 
 if __name__ == "__main__":
