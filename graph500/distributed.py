@@ -83,14 +83,14 @@ class DistributedBackend(CPUBackend):
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """This rank's slice of the reference's edge list ``(src, dst, weights)`` (`partition.tuple_range`), its
-        labels int32 where they fit (`neighbor_dtype`: 12 bytes a tuple, not 20)."""
+        labels uint32 where they fit (`slice_label_dtype`: 12 bytes a tuple, not 20)."""
         start, stop = tuple_range(edgefactor << scale, self.comm.rank, self.comm.size)
         return generate_range(scale, edgefactor, seed1, seed2, start, stop, progress, progress_weight=self.comm.size,
-                              label_dtype=neighbor_dtype(1 << scale))
+                              label_dtype=slice_label_dtype(1 << scale))
 
     def edges_from_host(self, src, dst, weights, num_vertices):
-        """Host edge arrays as `generate` returns them here (labels of `neighbor_dtype`, float32 weights)."""
-        label = neighbor_dtype(num_vertices)
+        """Host edge arrays as `generate` returns them here (labels of `slice_label_dtype`, float32 weights)."""
+        label = slice_label_dtype(num_vertices)
         return src.astype(label, copy=False), dst.astype(label, copy=False), weights
 
     def generate_rmat(self, scale, edgefactor, probabilities, seed):
@@ -170,8 +170,8 @@ VALIDATION_ENDPOINT_BYTES = 20
 
 
 def memory_phases(scale, edgefactor, num_ranks):
-    """Host bytes of one rank at its peaks, with the runtime and its slice of the tuples (two labels, int32 up to
-    2^31 vertices, and a weight: 12 or 20 bytes a tuple):
+    """Host bytes of one rank at its peaks, with the runtime and its slice of the tuples (two labels, uint32 up to
+    2^32 vertices, and a weight: 12 or 20 bytes a tuple):
     ``exchange`` (the tuples sent, about (2 - 1/P) times the slice, and as many received: 12 bytes each with
     int32 labels),
     ``construction`` (the received tuples, which the builder reads as they are, and its typical scratch for the
@@ -184,8 +184,8 @@ def memory_phases(scale, edgefactor, num_ranks):
     owned = -(-num_vertices // num_ranks)
     sent = slice_tuples * (2 * num_ranks - 1) // num_ranks
     label_bytes = neighbor_dtype(num_vertices).itemsize
-    sent_bytes = 2 * label_bytes + 4  # a tuple on the wire, as held: its labels and weight
-    held = RUNTIME_BYTES + slice_tuples * sent_bytes
+    sent_bytes = 2 * label_bytes + 4  # a tuple on the wire: its labels and weight
+    held = RUNTIME_BYTES + slice_tuples * (2 * slice_label_dtype(num_vertices).itemsize + 4)
     entries = 2 * slice_tuples
     return {"exchange": held + 2 * sent * sent_bytes,
             "construction": held + sent * sent_bytes
@@ -194,6 +194,11 @@ def memory_phases(scale, edgefactor, num_ranks):
             + min(num_vertices, entries + owned) * label_bytes  # the BFS's labels met, an input label each
             + whole_graph_bytes(scale) + slice_tuples * VALIDATION_TUPLE_BYTES
             + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES}
+
+
+def slice_label_dtype(num_vertices):
+    """The labels of a rank's slice of the tuples: uint32 up to 2^32 vertices (SCALE 32 too), else int64."""
+    return np.dtype(np.uint32) if num_vertices <= 1 << 32 else np.dtype(np.int64)
 
 
 def validation_endpoints(num_vertices, slice_tuples):
