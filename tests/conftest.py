@@ -29,7 +29,7 @@ from graph500.kernels.cpu.backend import CPUBackend
 from graph500.warm_up import _build_part, _generate_part, _search_part, _validate_part
 
 backend = DistributedBackend(SelfCommunicator())
-_generate_part(backend)  # a rank's slice: int32 labels
+_generate_part(backend)  # a rank's slice: uint32 labels
 _search_part(backend, DistributedBFS, {})
 _search_part(backend, DistributedDeltaStepping, {})
 _build_part(backend)
