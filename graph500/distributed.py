@@ -34,7 +34,7 @@ from graph500.errors import Graph500Error
 from graph500.kernels.cpu.backend import RUNTIME_BYTES, CPUBackend, available_memory_bytes, cpu_model, generate_range
 from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, write_positions
 from graph500.kernels.cpu.frontier import bitmap_words, equal_share, set_bit
-from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, whole_graph_part
+from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, stored_label_dtype, whole_graph_part
 from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators.common import array_module
 from graph500.validators.distributed import DistributedValidationGraph
@@ -83,14 +83,14 @@ class DistributedBackend(CPUBackend):
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """This rank's slice of the reference's edge list ``(src, dst, weights)`` (`partition.tuple_range`), its
-        labels uint32 where they fit (`slice_label_dtype`: 12 bytes a tuple, not 20)."""
+        labels uint32 where they fit (`stored_label_dtype`: 12 bytes a tuple, not 20)."""
         start, stop = tuple_range(edgefactor << scale, self.comm.rank, self.comm.size)
         return generate_range(scale, edgefactor, seed1, seed2, start, stop, progress, progress_weight=self.comm.size,
-                              label_dtype=slice_label_dtype(1 << scale))
+                              label_dtype=stored_label_dtype(1 << scale))
 
     def edges_from_host(self, src, dst, weights, num_vertices):
-        """Host edge arrays as `generate` returns them here (labels of `slice_label_dtype`, float32 weights)."""
-        label = slice_label_dtype(num_vertices)
+        """Host edge arrays as `generate` returns them here (labels of `stored_label_dtype`, float32 weights)."""
+        label = stored_label_dtype(num_vertices)
         return src.astype(label, copy=False), dst.astype(label, copy=False), weights
 
     def generate_rmat(self, scale, edgefactor, probabilities, seed):
@@ -185,20 +185,15 @@ def memory_phases(scale, edgefactor, num_ranks):
     sent = slice_tuples * (2 * num_ranks - 1) // num_ranks
     label_bytes = neighbor_dtype(num_vertices).itemsize
     sent_bytes = 2 * label_bytes + 4  # a tuple on the wire: its labels and weight
-    held = RUNTIME_BYTES + slice_tuples * (2 * slice_label_dtype(num_vertices).itemsize + 4)
+    held = RUNTIME_BYTES + slice_tuples * (2 * stored_label_dtype(num_vertices).itemsize + 4)
     entries = 2 * slice_tuples
     return {"exchange": held + 2 * sent * sent_bytes,
             "construction": held + sent * sent_bytes
             + build_memory_bytes(slice_tuples, owned, True, bound=False),  # the rows of the rank's block
             "validation set-up": held + entries * (8 + 4) + owned * KERNEL_OWNED_BYTES
-            + min(num_vertices, entries + owned) * label_bytes  # the BFS's labels met, an input label each
+            + min(num_vertices, entries + owned) * stored_label_dtype(num_vertices).itemsize  # the BFS's labels met
             + whole_graph_bytes(scale) + slice_tuples * VALIDATION_TUPLE_BYTES
             + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES}
-
-
-def slice_label_dtype(num_vertices):
-    """The labels of a rank's slice of the tuples: uint32 up to 2^32 vertices (SCALE 32 too), else int64."""
-    return np.dtype(np.uint32) if num_vertices <= 1 << 32 else np.dtype(np.int64)
 
 
 def validation_endpoints(num_vertices, slice_tuples):

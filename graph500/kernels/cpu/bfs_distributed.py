@@ -55,7 +55,7 @@ from graph500.kernels.cpu.frontier import (
     equal_share, Parents, first_at_least, has_bit, label_map, label_of, set_bit, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, relabel
-from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
+from graph500.kernels.graph import CSRGraph, PartitionedGraph, stored_label_dtype, whole_graph_part
 from graph500.partition import DistinctLabels, place
 
 ALPHA = 40  # see the module's notes: top-down costs more per edge here than in one process
@@ -192,7 +192,6 @@ class DegreeOrderedPart:
         degrees = np.diff(graph.offsets)
         self.order = by_decreasing_degree(degrees)
         self.new_local = inverse_permutation(self.order)
-        dtype = graph.neighbors.dtype
         degree_class = _bit_lengths(degrees)
         num_classes = int(comm.allreduce(int(degree_class.max(initial=0)), "max")) + 1
         label_bits = max(1, (graph.num_vertices - 1).bit_length())
@@ -213,8 +212,8 @@ class DegreeOrderedPart:
         # the input label of each label a search can meet (the block's, its rows' neighbours'), from the owners
         block = np.arange(graph.first_vertex, graph.first_vertex + graph.num_local, dtype=neighbors.dtype)
         met = DistinctLabels((neighbors, block), graph.num_vertices)
-        self.original = label_map(met, met.values_from_owners(comm, graph.blocks,
-                                                              (graph.first_vertex + self.order).astype(dtype)))
+        input_labels = (graph.first_vertex + self.order).astype(stored_label_dtype(graph.num_vertices))
+        self.original = label_map(met, met.values_from_owners(comm, graph.blocks, input_labels))
         self.graph = PartitionedGraph(graph.num_vertices, graph.first_vertex, offsets, neighbors, None, comm,
                                       graph.blocks)
 
