@@ -175,8 +175,9 @@ def memory_phases(scale, edgefactor, num_ranks):
     ``exchange`` (the tuples sent, about (2 - 1/P) times the slice, and as many received: 12 bytes each with
     int32 labels),
     ``construction`` (the received tuples, which the builder reads as they are, and its typical scratch for the
-    rank's rows), ``validation set-up`` (the SSSP's and the BFS's rows, 8 + 4 bytes an entry of about 2M / P: the
-    built rows are gone once they are made; the kernels' arrays; the validator's). Resident memory measured at
+    rank's rows), ``validation set-up`` (the SSSP's rows, an int32 column and a weight an entry of about 2M / P,
+    and the BFS's, a label each: the built rows are gone once they are made; the kernels' arrays; the
+    validator's). Resident memory measured at
     SCALE 22 on the largest rank: P = 4 exchange 1.18, construction 1.38, validation set-up 1.33 GiB; P = 2
     validation set-up 2.31 GiB."""
     num_vertices = 1 << scale
@@ -190,7 +191,7 @@ def memory_phases(scale, edgefactor, num_ranks):
     return {"exchange": held + 2 * sent * sent_bytes,
             "construction": held + sent * sent_bytes
             + build_memory_bytes(slice_tuples, owned, True, bound=False),  # the rows of the rank's block
-            "validation set-up": held + entries * (8 + 4) + owned * KERNEL_OWNED_BYTES
+            "validation set-up": held + entries * (4 + 4 + label_bytes) + owned * KERNEL_OWNED_BYTES
             + min(num_vertices, entries + owned) * stored_label_dtype(num_vertices).itemsize  # the BFS's labels met
             + whole_graph_bytes(scale) + slice_tuples * VALIDATION_TUPLE_BYTES
             + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES}

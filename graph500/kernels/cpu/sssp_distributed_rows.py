@@ -79,7 +79,7 @@ def _split_rows(graph, new_label, neighbours, column_at, split_below):
     bounds[0] = 0
     np.cumsum(sizes.ravel(), out=bounds[1:num_local * ROW_PARTS + 1])
     bounds[num_local * ROW_PARTS + 1:] = bounds[num_local * ROW_PARTS]
-    columns = np.empty(graph.num_edges, dtype=neighbor_dtype(graph.num_vertices))
+    columns = np.empty(graph.num_edges, dtype=column_at.dtype)
     weights = np.empty(graph.num_edges, dtype=np.float32)
     _fill_parts(graph.offsets, graph.neighbors, graph.weights, new_label, task_bounds, neighbours.words,
                 neighbours.word_ranks, column_at, first, stop, split_below, bounds, columns, weights)
@@ -89,8 +89,8 @@ def _split_rows(graph, new_label, neighbours, column_at, split_below):
 def _columns_and_ghosts(graph, new_label):
     """``(neighbours, column_at, owner, target)``: the rows' distinct neighbours (a `partition.DistinctLabels`:
     a bitmap of all N labels, no table of them), what a row entry holds for each (an owned vertex's local index
-    ``new_label``, a remote neighbour's ghost index), and per ghost its owner and its local index there (asked of
-    the owners: collective)."""
+    ``new_label``, a remote neighbour's ghost index: int32 where they fit, at any N), and per ghost its owner and
+    its local index there (asked of the owners: collective)."""
     comm, blocks = graph.comm, graph.blocks
     first, stop = graph.first_vertex, graph.first_vertex + graph.num_local
     neighbours = DistinctLabels((graph.neighbors,), graph.num_vertices)
@@ -106,9 +106,9 @@ def _columns_and_ghosts(graph, new_label):
     # lexsort by (owner, target) took 7x as long as marks in a table of N flags).
     ordered_label = owner * blocks.block + target
     ordered = DistinctLabels((ordered_label,), graph.num_vertices)
-    label_dtype = neighbor_dtype(graph.num_vertices)
-    column_at = np.empty(labels.shape[0], dtype=label_dtype)
-    column_at[remote] = ordered.places(ordered_label, np.empty(ordered_label.shape[0], dtype=label_dtype))
+    column_dtype = neighbor_dtype(max(graph.num_local, ordered_label.shape[0]))  # int32 where the indices fit
+    column_at = np.empty(labels.shape[0], dtype=column_dtype)
+    column_at[remote] = ordered.places(ordered_label, np.empty(ordered_label.shape[0], dtype=column_dtype))
     column_at[~remote] = new_label[labels[~remote] - first]
     ghost_labels = ordered.labels
     ghost_owner = ghost_labels // blocks.block
