@@ -177,9 +177,8 @@ def memory_phases(scale, edgefactor, num_ranks):
     ``construction`` (the received tuples, which the builder reads as they are, and its typical scratch for the
     rank's rows), ``validation set-up`` (the SSSP's rows, an int32 column and a weight an entry of about 2M / P,
     and the BFS's, a label each: the built rows are gone once they are made; the kernels' arrays; the
-    validator's). Resident memory measured at
-    SCALE 22 on the largest rank: P = 4 exchange 1.18, construction 1.38, validation set-up 1.33 GiB; P = 2
-    validation set-up 2.31 GiB."""
+    validator's). Resident memory measured at SCALE 22 on the largest rank: P = 4 exchange 1.18, construction
+    1.38, validation set-up 1.33 GiB; P = 2 validation set-up 2.31 GiB."""
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
@@ -223,7 +222,7 @@ def set_threads_per_rank(comm):
 def partition_graph(comm, blocks, src, dst, weights):
     """Kernel 1 on P ranks: this rank's `PartitionedGraph` from the tuples every rank holds (collective)."""
     weighted = weights is not None
-    src, dst = np.ascontiguousarray(src), np.ascontiguousarray(dst)  # int32 or int64 labels, as generated
+    src, dst = np.ascontiguousarray(src), np.ascontiguousarray(dst)  # uint32 or int64 labels, as generated
     weights = np.ascontiguousarray(weights, dtype=np.float32) if weighted else np.empty(0, dtype=np.float32)
     num_chunks = max(1, min(src.shape[0], CHUNKS_PER_THREAD * numba.get_num_threads()))
     counts = np.zeros((num_chunks, comm.size), dtype=np.int64)

@@ -291,7 +291,7 @@ def group_by_key(keys, others, weights, num_vertices, index_dtype, places=None):
     num_tasks = min(numba.get_num_threads(), GROUPING_TASKS)
     per_task = numpy.zeros((num_tasks, num_vertices), dtype=numpy.int64)
     _count_keys(keys, others, words, word_ranks, per_task)
-    offsets = numpy.zeros(num_vertices + 1, dtype=numpy.int32 if keys.shape[0] < 2**31 else numpy.int64)
+    offsets = numpy.zeros(num_vertices + 1, dtype=index_dtype_for(keys.shape[0] + 1))  # values up to the count
     numpy.cumsum(per_task.sum(axis=0), out=offsets[1:])
     grouped_others = numpy.empty(offsets[-1], dtype=index_dtype)
     grouped_weights = numpy.empty(offsets[-1] if weighted else 0, dtype=numpy.float32)

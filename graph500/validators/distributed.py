@@ -271,27 +271,25 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
 
 def _compressed(src, dst, weights, num_vertices, empty=None):
     """``(endpoints, local graph, distinct)``: the distinct endpoints, sorted, and the tuples under their places
-    there. NumPy tuples through `partition.DistinctLabels` (``distinct``, kept to place parents in O(1)), placed
-    as the grouping reads them; CuPy
-    tuples (which may live in mapped host memory) chunk by chunk, relabelled by binary search into arrays from
-    ``empty(count, dtype)`` (device memory by default)."""
+    there. NumPy tuples through `partition.DistinctLabels` (``distinct``, kept to place parents in O(1)), each
+    endpoint placed as the grouping reads it (no relabelled copy of the tuples); CuPy tuples (which may live in
+    mapped host memory) chunk by chunk, relabelled by binary search into arrays from ``empty(count, dtype)``
+    (device memory by default), ``distinct`` None."""
     xp = array_module(src, dst)
-    if xp is numpy:  # each endpoint placed as the grouping reads it: no relabelled copy of the tuples
+    if xp is numpy:
         distinct = DistinctLabels((src, dst), num_vertices)
         endpoints = distinct.labels
-        local = ValidationGraph.from_host_edges(src, dst, endpoints.shape[0] + 1, weights, places=distinct)
-        return endpoints, local, distinct
-    else:
-        distinct = None
-        endpoints = xp.empty(0, dtype=xp.int64)
-        for _, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
-            endpoints = xp.unique(xp.concatenate((endpoints, *chunk)).astype(xp.int64, copy=False))
-        index_dtype = index_dtype_for(endpoints.shape[0] + 1)
-        relabelled = [(empty or xp.empty)(src.shape[0], index_dtype) for _ in range(2)]
-        for first, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
-            for target, labels in zip(relabelled, chunk):
-                target[first:first + labels.shape[0]] = xp.searchsorted(endpoints, labels)
-    return endpoints, ValidationGraph.from_edges(*relabelled, endpoints.shape[0] + 1, weights), distinct
+        return endpoints, ValidationGraph.from_host_edges(src, dst, endpoints.shape[0] + 1, weights,
+                                                          places=distinct), distinct
+    endpoints = xp.empty(0, dtype=xp.int64)
+    for _, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
+        endpoints = xp.unique(xp.concatenate((endpoints, *chunk)).astype(xp.int64, copy=False))
+    index_dtype = index_dtype_for(endpoints.shape[0] + 1)
+    relabelled = [(empty or xp.empty)(src.shape[0], index_dtype) for _ in range(2)]
+    for first, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
+        for target, labels in zip(relabelled, chunk):
+            target[first:first + labels.shape[0]] = xp.searchsorted(endpoints, labels)
+    return endpoints, ValidationGraph.from_edges(*relabelled, endpoints.shape[0] + 1, weights), None
 
 
 def _host_scalar(value):

@@ -30,8 +30,10 @@ Data structures per rank (n = N / P vertices): parents (n, kept across
 searches), the replicated visited bitmap and the frontier bitmaps (N / 8
 bytes each, shared on one host), request buffers (grown to the largest
 level), the bottom-up work split, the rows under the new labels, the label
-tables (n each, and the input label of every vertex: N labels); at set-up
-the rows' distinct neighbours' classes and new labels, from their owners.
+tables (n each), the input labels of the labels a search meets (a bitmap of
+N / 8 bytes, its words' ranks and a label each: no table of all N); at
+set-up the rows' distinct neighbours' classes and new labels, from their
+owners.
 
 Tunables: ``alpha`` (ALPHA 40: a top-down edge costs more here than in one
 process), ``beta`` (18), ``parallel_edges`` (2^15: smaller top-down levels
@@ -243,10 +245,10 @@ def _rows_by_degree_class(offsets, neighbors, new_local, words, word_ranks, clas
     """Input row r becomes new row ``new_local[r]`` under the new labels, by decreasing degree class (a
     counting sort per row, stable): ``words`` and ``word_ranks`` place the rows' neighbours among their distinct
     labels (`partition.DistinctLabels`), ``class_and_label`` at each one's place its class above ``label_bits``
-    bits and its new label below
-    (one table read an entry; two tables, labels and classes, took 1.06x as long: rank 0's rows of 2 at SCALE
-    20, one thread, 6 alternations in one process, 1.04-1.09x). Tasks take ranges of input rows (read in order,
-    the costlier side), gathering a row's labels and classes into their buffers once."""
+    bits and its new label below (one table read an entry; two tables, labels and classes, took 1.06x as long:
+    rank 0's rows of 2 at SCALE 20, one thread, 6 alternations in one process, 1.04-1.09x). Tasks take ranges of
+    input rows (read in order, the costlier side), gathering a row's labels and classes into their buffers
+    once."""
     for task in numba.prange(task_bounds.shape[0] - 1):
         first, end = task_bounds[task], task_bounds[task + 1]
         longest = 0
