@@ -311,15 +311,15 @@ class NCCLCommunicator:
         unique_id = host.bcast(nccl.get_unique_id() if host.rank == 0 else None)
         self._comm = nccl.NcclCommunicator(self.size, unique_id, self.rank)
         self._ops = {"sum": nccl.NCCL_SUM, "max": nccl.NCCL_MAX, "min": nccl.NCCL_MIN, "or": nccl.NCCL_MAX}
+        self._types = {np.dtype(np.int8): nccl.NCCL_INT8, np.dtype(np.uint8): nccl.NCCL_UINT8,
+                       np.dtype(np.bool_): nccl.NCCL_UINT8, np.dtype(np.int32): nccl.NCCL_INT32,
+                       np.dtype(np.uint32): nccl.NCCL_UINT32, np.dtype(np.int64): nccl.NCCL_INT64,
+                       np.dtype(np.uint64): nccl.NCCL_UINT64, np.dtype(np.float32): nccl.NCCL_FLOAT32,
+                       np.dtype(np.float64): nccl.NCCL_FLOAT64}  # the arrays' types, looked up on every transfer
 
     def _type(self, array):
-        types = {np.dtype(np.int8): self._nccl.NCCL_INT8, np.dtype(np.uint8): self._nccl.NCCL_UINT8,
-                 np.dtype(np.bool_): self._nccl.NCCL_UINT8, np.dtype(np.int32): self._nccl.NCCL_INT32,
-                 np.dtype(np.uint32): self._nccl.NCCL_UINT32, np.dtype(np.int64): self._nccl.NCCL_INT64,
-                 np.dtype(np.uint64): self._nccl.NCCL_UINT64, np.dtype(np.float32): self._nccl.NCCL_FLOAT32,
-                 np.dtype(np.float64): self._nccl.NCCL_FLOAT64}
         try:
-            return types[array.dtype]
+            return self._types[array.dtype]
         except KeyError:
             raise TypeError(f"NCCL carries no {array.dtype} arrays") from None
 

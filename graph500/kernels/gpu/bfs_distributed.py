@@ -10,17 +10,19 @@ its own), who claims it; bottom-up, each rank scans its block against the
 whole frontier, then the ranks allgather their blocks of the next one. The
 direction: the one-GPU rule on global counts, the frontier's edges taken as
 P times the most one rank holds where that is more (a top-down level lasts
-as long as its busiest rank); one counter read and one MPI allreduce a
-level. Small top-down levels run as captured CUDA graphs, decided on the
-device, several a read. Parents are global labels written by the child's
-owner; P = 1 is the one-GPU search without its degree ordering.
+as long as its busiest rank); one counter read a level, and one MPI
+allreduce a top-down level. A bottom-up level runs as a captured CUDA graph
+(scan, allgather, its counts summed by NCCL on the device); small top-down
+levels too, decided on the device, several a read. Parents are global
+labels written by the child's owner; P = 1 is the one-GPU search without
+its degree ordering.
 `docs/multi-gpu.md` has the details and the costs.
 
 Data structures per GPU (N vertices, W = N / 32 words, n owned): the rows
 (and their copy in neighbour order with ``row_copy``), strongest neighbours
 (int32, n); bitmaps visited, never-searched and two frontiers (W words
 each); two queues (int32, n), prefix sums (uint64, n), parents (int32, n);
-the requests' touched bitmap, staging (N words) and buffers; two CUDA graphs.
+the requests' touched bitmap, staging (N words) and buffers; four CUDA graphs.
 
 Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than one GPU's 30,
 the fastest of 30, 300, 1000 on two GPUs); ``beta``, ``gamma``,
@@ -53,6 +55,7 @@ GRAPH_LEVELS = 4
 # bfs.cu's small-level state
 SMALL_STOPPED, SMALL_LEVELS, SMALL_UNEXPLORED, SMALL_GLOBAL_SIZE, SMALL_GLOBAL_EDGES = 1, 2, 3, 5, 6
 SMALL_STATE = 8
+SUMMED_COUNTERS = SCANNED_EDGES + 1  # a bottom-up level's counters summed over the ranks on the device
 
 
 def device_part(graph, kernel_name):
@@ -104,8 +107,9 @@ class DistributedDirectionOptimizingBFS:
         self._row_end = graph.offsets[1:]
         several = comm.size > 1
         self._state_first = NUM_COUNTERS + (OwnerRequests.num_counters(comm) if several else 0)
-        self._counters = runtime.DeviceCounters(self._state_first + SMALL_STATE)
-        self._small_state = self._counters.device[self._state_first:]
+        self._sums_first = self._state_first + SMALL_STATE
+        self._counters = runtime.DeviceCounters(self._sums_first + SUMMED_COUNTERS)
+        self._small_state = self._counters.device[self._state_first:self._sums_first]
         # claims of other blocks' vertices: parents staged per vertex (int32 bits), sent to their owners
         self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0, self._counters, NUM_COUNTERS) \
             if several else None
@@ -118,6 +122,8 @@ class DistributedDirectionOptimizingBFS:
         self._scan_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_scan"), THREADS,
                                                     self._filled_vertices)
         self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
+        # bottom-up levels as CUDA graphs, one per parity of the level (several ranks, one parents array)
+        self._bottom_up_graphs = self._capture_bottom_up_levels() if several and self._parent is not None else None
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
     def search(self, root):
@@ -158,15 +164,17 @@ class DistributedDirectionOptimizingBFS:
                                        **self._phase_seconds(timer)})
                 level += levels
                 continue
-            local_size, local_edges = (int(self._counters.host[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES))
-            self._counters.reset()
-            if direction == TOP_DOWN:
-                counts = self._top_down_level(parent, local_size, local_edges, edges, timer)
-            else:
-                frontier = self._bottom_up_level(frontier, self._frontiers[level % 2], parent, timer)
-                counts = self._counters.read()
             previous_size = size
-            size, edges, busiest, scanned_edges = self._global_counts(counts)
+            if direction == TOP_DOWN:
+                local_size, local_edges = (int(self._counters.host[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES))
+                self._counters.reset()
+                counts = self._top_down_level(parent, local_size, local_edges, edges, timer)
+                size, edges, busiest, scanned_edges = self._global_counts(counts)
+            else:
+                frontier = self._bottom_up_level(level, parent, timer)
+                sums = self._counters.read()[self._sums_first:]
+                size, edges, scanned_edges = (int(sums[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, SCANNED_EDGES))
+                busiest = 0  # not summed: the rule weighs the frontier's edges only for a top-down level
             unexplored -= edges
             if self.record_trace:
                 self.trace.append({"direction": direction, **expanded, "discovered": size,
@@ -197,18 +205,17 @@ class DistributedDirectionOptimizingBFS:
 
     def _capture_small_levels(self):
         """Two CUDA graphs of one small top-down level each, from the first queue into the second and back
-        (`_small_level`), captured on a stream of their own and launched on the search's."""
+        (`_small_level`)."""
         for name in ("small_levels_begin", "small_level_decide", "small_level_expand", "claim_requests"):
             runtime.kernel("bfs", name)  # loaded before the capture
-        cupy.cuda.get_current_stream().synchronize()
-        stream = cupy.cuda.Stream(non_blocking=True)
-        graphs = []
-        with stream:
-            for source, target in (self._queues, self._queues[::-1]):
-                stream.begin_capture()
-                self._small_level(source, target)
-                graphs.append(stream.end_capture())
-        return graphs
+        return _captured([lambda: self._small_level(*self._queues), lambda: self._small_level(*self._queues[::-1])])
+
+    def _capture_bottom_up_levels(self):
+        """Two CUDA graphs of one bottom-up level each (`_bottom_up_steps`), for the even and the odd levels."""
+        frontiers, timer = self._frontiers, runtime.PhaseTimer(False)
+        cupy.bitwise_or(self._visited, frontiers[0].whole, out=self._visited)  # CuPy's kernel compiled before it
+        return _captured([lambda parity=parity: self._bottom_up_steps(frontiers[1 - parity].whole, frontiers[parity],
+                                                                      self._parent, timer) for parity in (0, 1)])
 
     def _small_level(self, queue, next_queue):
         """One small top-down level, device-driven (bfs.cu's small_level_decide says whether it runs): expand
@@ -282,13 +289,28 @@ class DistributedDirectionOptimizingBFS:
               (*received.arguments, i64(self.graph.first_vertex), self.graph.offsets, u32(HUB_DEGREE), self._visited,
                parent, next_queue, self._counters.device))
 
-    def _bottom_up_level(self, frontier, next_frontier, parent, timer):
-        """Scan the block's unvisited vertices against ``frontier``; the next frontier, allgathered."""
+    def _bottom_up_level(self, level, parent, timer):
+        """A bottom-up level (a captured graph unless tracing): the frontier, gathered in ``_frontiers[(level + 1)
+        % 2]``, becomes the next in ``_frontiers[level % 2]`` (returned whole); its counts summed over the ranks
+        from ``_sums_first`` on in the counters."""
+        frontier, next_frontier = self._frontiers[(level + 1) % 2], self._frontiers[level % 2]
+        if self._bottom_up_graphs and not self.record_trace:
+            self._bottom_up_graphs[level % 2].launch()
+        else:
+            self._bottom_up_steps(frontier.whole, next_frontier, parent, timer)
+        return next_frontier.whole
+
+    def _bottom_up_steps(self, frontier, next_frontier, parent, timer):
+        """Scan the block's unvisited vertices against ``frontier`` (whole) into ``next_frontier``'s block, then
+        allgather it and sum the level's counts over the ranks (NCCL: no host step between levels)."""
+        self._counters.reset(NUM_COUNTERS)
         bottom_up_level((self._scan_grid, self._long_grid), (self._filled_vertices + 31) // 32, self.graph.offsets,
                         self._neighbors, self._strongest, frontier, self.short_scan, HUB_DEGREE,
                         self._visited[self._block_slice()], next_frontier.local, parent, self._next_queue,
                         self._counters.device)  # the next queue: idle while bottom-up
-        return self._publish(next_frontier, timer)
+        self._publish(next_frontier, timer)
+        sums = self._counters.device[self._sums_first:]
+        self.comm.allreduce(self._counters.device[:SUMMED_COUNTERS], "sum", out=sums)
 
     def _publish(self, next_frontier, timer):
         """Allgather the blocks of the next frontier and OR them into visited; the whole frontier."""
@@ -306,3 +328,17 @@ class DistributedDirectionOptimizingBFS:
     def _frontier_to_queue(self, frontier):
         """Bottom-up to top-down: the block's words of the frontier become the rank's queue."""
         sorted_queue(self._prefix_sums, frontier[self._block_slice()], self._block_words, self._queue)
+
+
+def _captured(steps):
+    """CUDA graphs of ``steps`` (callables that enqueue a fixed sequence of work), captured on a stream of their
+    own and launched on the search's."""
+    cupy.cuda.get_current_stream().synchronize()
+    stream = cupy.cuda.Stream(non_blocking=True)
+    graphs = []
+    with stream:
+        for step in steps:
+            stream.begin_capture()
+            step()
+            graphs.append(stream.end_capture())
+    return graphs

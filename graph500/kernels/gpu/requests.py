@@ -15,8 +15,9 @@ No host round trip of its own: the counts travel with the requests. One
 group of NCCL transfers (`graph500.comm.NCCLCommunicator.transfers`),
 enqueued at once, sends each owner the size of its segment and the segment's
 first ``width`` requests (``width``: the ``capacity`` or less where the
-caller knows a smaller bound on any segment, the same on every rank: a blind
-part of a fixed size), so the owner's kernel takes the requests without the
+caller knows a smaller bound on any segment, rounded up to a power of two,
+the same on every rank: a blind part of a fixed size, its transfers
+prepared once per width), so the owner's kernel takes the requests without the
 host knowing how many came. The sizes sent and received sit in the caller's
 `DeviceCounters`, which it reads after that kernel as it does after every
 step; `rest` then moves what did not fit (a segment longer than ``width``)
@@ -82,8 +83,8 @@ class OwnerRequests:
         self._received = (cupy.empty(0, dtype=np.int32), cupy.empty(0, dtype=self.value_dtype))
         self._counters, self._first = counters, first_counter
         self._sizes = counters.device[first_counter:first_counter + 2 * size]  # sent to each rank, received from it
-        self._blind_sent = np.zeros(size, dtype=np.int64)  # what the last blind part sent each rank
-        self._blind_received = 0  # and received from each
+        self._layouts = {}  # a blind part's transfers by width (`transfer`)
+        self._blind_sent, self._blind_received = [0] * size, 0  # the last blind part: sent to each rank, got from each
         self._send = _send_touched(self.value_dtype)
         self._grid = runtime.persistent_blocks(self._send, THREADS, self._num_words)
 
@@ -114,40 +115,52 @@ class OwnerRequests:
         return self.transfer(min(self.capacity, int(bound)))
 
     def transfer(self, width):
-        """The blind exchange of what the send buffers hold: each rank's size and the first ``width`` (at most
-        ``capacity``, the same on every rank) requests of its segment; enqueued as one NCCL group of transfers
-        whose parts are addresses of the fixed buffers (no array made). The `Received` blind part, or None where
-        ``width`` is 0."""
+        """The blind exchange of what the send buffers hold: each rank's size and the first ``width`` requests of
+        its segment (rounded up to a power of two, at most ``capacity``: the same on every rank), enqueued as one
+        NCCL group of transfers whose parts, addresses of the fixed buffers, are prepared once per width. The
+        `Received` blind part, or None where ``width`` is 0."""
+        width = min(self.capacity, int(width))
+        if width:
+            width = min(self.capacity, 1 << (width - 1).bit_length())  # a few widths, each one's layout kept
+        layout = self._layouts.get(width)
+        if layout is None:
+            layout = self._layouts[width] = self._blind_layout(width)
+        self._blind_sent, self._blind_received, transfers, received = layout
+        if transfers is not None:
+            self.comm.transfers(*transfers)
+        return received
+
+    def _blind_layout(self, width):
+        """``(sent to each rank, received from each, (sends, receives), Received)`` of a blind part of ``width``."""
         size, rank, comm = self.comm.size, self.comm.rank, self.comm
-        self._blind_sent = np.minimum(width, self._block_counts)
-        self._blind_sent[rank] = 0
-        self._blind_received = received = min(width, int(self._block_counts[rank]))
+        blind_sent = [min(width, int(count)) if peer != rank else 0 for peer, count in enumerate(self._block_counts)]
+        received = min(width, int(self._block_counts[rank]))
         if not width:
-            return None
+            return blind_sent, received, None, None
         peers = [peer for peer in range(size) if peer != rank]  # a rank sends itself nothing: its size stays 0
         sends = [comm.part(self._sizes, peer, 1, peer) for peer in peers]
         receives = [comm.part(self._sizes, size + peer, 1, peer) for peer in peers]
         for sent, blind in zip(self._sent, self._blind):
-            sends += [comm.part(sent, self._segments[peer], self._blind_sent[peer], peer) for peer in peers]
+            sends += [comm.part(sent, self._segments[peer], blind_sent[peer], peer) for peer in peers]
             receives += [comm.part(blind, peer * received, received, peer) for peer in peers]
-        comm.transfers(sends, receives)
-        return Received(*self._blind, received, size, self._sizes[size:])
+        return blind_sent, received, (sends, receives), Received(*self._blind, received, size, self._sizes[size:])
 
     def rest(self):
         """After the caller has read its counters: the requests that did not fit the last exchange's blind part,
         as a `Received` (valid until the next exchange), or None where this rank sends and receives none."""
         size = self.comm.size
-        counts = self._counters.host[self._first:self._first + 2 * size].astype(np.int64)
-        send_counts = np.maximum(counts[:size] - self._blind_sent, 0)
-        receive_counts = np.maximum(counts[size:] - self._blind_received, 0)
-        if not send_counts.any() and not receive_counts.any():
+        counts = self._counters.host[self._first:self._first + 2 * size].tolist()
+        send_counts = [max(count - blind, 0) for count, blind in zip(counts[:size], self._blind_sent)]
+        receive_counts = [max(count - self._blind_received, 0) for count in counts[size:]]
+        if not any(send_counts) and not any(receive_counts):
             return None
-        total = int(receive_counts.sum())
+        total = sum(receive_counts)
         if self._received[0].shape[0] < total:
             grown = max(total, 2 * self._received[0].shape[0])
             self._received = tuple(cupy.empty(grown, dtype=array.dtype) for array in self._received)
-        received, _ = self.comm.alltoallv(self._sent, send_counts, receive_counts, out=self._received,
-                                          send_displacements=self._segments + self._blind_sent)
+        received, _ = self.comm.alltoallv(self._sent, np.array(send_counts), np.array(receive_counts),
+                                          out=self._received,
+                                          send_displacements=self._segments + np.array(self._blind_sent))
         return Received(*received, total, 1)
 
 

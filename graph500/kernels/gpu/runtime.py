@@ -67,11 +67,17 @@ def persistent_blocks(compiled_kernel, threads_per_block, items=None):
     threads and registers per multiprocessor (registers are allocated per warp
     in units of ``REGISTER_UNIT``).
     """
+    blocks = _resident_blocks(compiled_kernel, threads_per_block)
+    return blocks if items is None else min(blocks, blocks_for(items, threads_per_block))
+
+
+@functools.lru_cache(maxsize=None)
+def _resident_blocks(compiled_kernel, threads_per_block):
+    """The blocks of ``compiled_kernel`` the device holds at once (asked of the driver once: a launch's host time)."""
     warps = threads_per_block // 32
     registers_per_warp = -(-compiled_kernel.num_regs * 32 // REGISTER_UNIT) * REGISTER_UNIT
     per_sm = min(RESIDENT_THREADS_PER_SM // threads_per_block, REGISTERS_PER_SM // (registers_per_warp * warps))
-    blocks = multiprocessor_count() * max(1, per_sm)
-    return blocks if items is None else min(blocks, blocks_for(items, threads_per_block))
+    return multiprocessor_count() * max(1, per_sm)
 
 
 def i32(value):
