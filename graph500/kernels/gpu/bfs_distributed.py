@@ -28,8 +28,9 @@ Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than one GPU's 30,
 the fastest of 30, 300, 1000 on two GPUs); ``beta``, ``gamma``,
 ``short_scan``, ``row_copy`` (the one-GPU kernel's); ``small_edges``
 (SMALL_LEVEL_EDGES 2^16, the requests' blind capacity: a captured level's
-claims always fit it); ``graph_levels`` (GRAPH_LEVELS 4: captured levels
-launched per read; one that does not run still costs its empty exchange);
+claims always fit it); ``graph_levels`` (GRAPH_LEVELS 2: captured levels
+launched per read; one that does not run still costs its empty exchange:
+2 was 1.04x 4 on two GPUs at SCALE 27);
 ``trace`` (per level: direction, frontier, its edges and the most one rank
 holds, seconds of compute and exchange from CUDA events; off when timed).
 """
@@ -51,7 +52,7 @@ from graph500.kernels.graph import PartitionedGraph, whole_graph_part
 
 SEVERAL_ALPHA = 300.0  # the switch to bottom-up on several GPUs (the one-GPU kernel's ALPHA is 30)
 SMALL_LEVEL_EDGES = requests.BLIND_CAPACITY
-GRAPH_LEVELS = 4
+GRAPH_LEVELS = 2
 # bfs.cu's small-level state
 SMALL_STOPPED, SMALL_LEVELS, SMALL_UNEXPLORED, SMALL_GLOBAL_SIZE, SMALL_GLOBAL_EDGES = 1, 2, 3, 5, 6
 SMALL_STATE = 8
