@@ -109,8 +109,8 @@ def _mark(labels, words):
 
 
 @numba.njit(inline="always", cache=True)
-def _popcount(word):
-    """Set bits of a uint64 (the SWAR count)."""
+def popcount(word):
+    """Set bits of a uint64 (the SWAR count; the kernels' bitmaps count with it too)."""
     word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
     word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
     word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
@@ -123,18 +123,18 @@ def _word_ranks(words):
     total = 0
     for w in range(words.shape[0]):
         ranks[w] = total
-        total += _popcount(words[w])
+        total += popcount(words[w])
     return ranks
 
 
 @numba.njit(cache=True)
 def _set_bits(words, word_ranks):
-    labels = np.empty(word_ranks[-1] + _popcount(words[-1]), dtype=np.int64)
+    labels = np.empty(word_ranks[-1] + popcount(words[-1]), dtype=np.int64)
     for w in range(words.shape[0]):
         word, at = words[w], word_ranks[w]
         while word:
             low = word & (~word + np.uint64(1))
-            labels[at] = 64 * w + _popcount(low - np.uint64(1))
+            labels[at] = 64 * w + popcount(low - np.uint64(1))
             word ^= low
             at += 1
     return labels
@@ -146,11 +146,11 @@ def place(label, words, word_ranks, elsewhere):
     word = label >> 6
     if word >= words.shape[0] or not (words[word] >> np.uint64(label & 63)) & np.uint64(1):
         return elsewhere
-    return word_ranks[word] + _popcount(words[word] & ((np.uint64(1) << np.uint64(label & 63)) - np.uint64(1)))
+    return word_ranks[word] + popcount(words[word] & ((np.uint64(1) << np.uint64(label & 63)) - np.uint64(1)))
 
 
 @numba.njit(parallel=True, cache=True)
 def _places(labels, words, word_ranks, out):
-    elsewhere = word_ranks[-1] + _popcount(words[-1])
+    elsewhere = word_ranks[-1] + popcount(words[-1])
     for i in numba.prange(labels.shape[0]):
         out[i] = -1 if labels[i] < 0 else place(labels[i], words, word_ranks, elsewhere)

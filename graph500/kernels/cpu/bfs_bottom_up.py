@@ -36,10 +36,11 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import (
-    ONE, WORD_SHIFT, ZERO, Parents, balanced_bounds, bit_of, bitmap_words, count_bits, first_at_least, has_bit,
+    ONE, WORD_SHIFT, ZERO, Parents, balanced_bounds, bit_of, bitmap_words, first_at_least, has_bit,
     label_of, set_bit, trace_entry,
 )
 from graph500.kernels.cpu.reorder import relabel
+from graph500.partition import popcount
 
 SCAN_EDGES_PER_VERTEX = 4
 FIRST_NEIGHBORS = True  # each row's first neighbour also in an array of its own (see the module's notes)
@@ -185,7 +186,7 @@ def _scan_words(offsets, neighbors, first_neighbors, first_word, end_word, front
         for copy in range(next_copies.shape[0]):
             next_copies[copy, word] = found
         visited_bitmap[word] |= found
-        awake += count_bits(found)
+        awake += popcount(found)
     return awake, examined
 
 

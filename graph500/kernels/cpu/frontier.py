@@ -30,7 +30,7 @@ from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import overload
 
-from graph500.partition import place
+from graph500.partition import place, popcount
 
 WORD_BITS = 64
 WORD_SHIFT = 6
@@ -60,15 +60,6 @@ def bit_of(vertex):
 @numba.njit(inline="always", cache=True)
 def set_bit(bitmap, vertex):
     bitmap[np.uint64(vertex) >> UNSIGNED_WORD_SHIFT] |= bit_of(vertex)
-
-
-@numba.njit(inline="always", cache=True)
-def count_bits(word):
-    count = 0
-    while word:
-        word &= word - ONE
-        count += 1
-    return count
 
 
 @numba.njit(cache=True)
@@ -139,7 +130,7 @@ def _count_shares(bitmap, offsets, counts, edges):
         for word in range(first_word, end_word):
             bits = bitmap[word]
             if offsets is None:
-                count += count_bits(bits)
+                count += popcount(bits)
                 continue
             while bits:
                 v = (word << WORD_SHIFT) + np.int64(trailing_zeros(bits))
