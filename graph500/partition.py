@@ -83,7 +83,7 @@ class DistinctLabels:
     def __init__(self, arrays, num_vertices):
         self.words = np.zeros(max(1, -(-int(num_vertices) // WORD_BITS)), dtype=np.uint64)
         for array in arrays:
-            _mark(array, self.words)
+            set_bits(self.words, array)
         self.word_ranks = _word_ranks(self.words)
         self.labels = _set_bits(self.words, self.word_ranks)
 
@@ -103,7 +103,9 @@ class DistinctLabels:
 
 
 @numba.njit(cache=True)
-def _mark(labels, words):
+def set_bits(words, labels):
+    """Set the bit of each label in the uint64 ``words`` (serial: neighbouring labels share words; the kernels'
+    bitmaps set theirs with it too)."""
     for label in labels:
         words[label >> 6] |= np.uint64(1) << np.uint64(label & 63)
 

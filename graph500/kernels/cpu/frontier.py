@@ -30,7 +30,7 @@ from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import overload
 
-from graph500.partition import place, popcount
+from graph500.partition import place, popcount, set_bits
 
 WORD_BITS = 64
 WORD_SHIFT = 6
@@ -60,13 +60,6 @@ def bit_of(vertex):
 @numba.njit(inline="always", cache=True)
 def set_bit(bitmap, vertex):
     bitmap[np.uint64(vertex) >> UNSIGNED_WORD_SHIFT] |= bit_of(vertex)
-
-
-@numba.njit(cache=True)
-def set_bits(bitmap, vertices):
-    """Set the bit of each vertex (serial: neighbouring vertices share words)."""
-    for vertex in vertices:
-        set_bit(bitmap, vertex)
 
 
 @numba.njit(cache=True)
