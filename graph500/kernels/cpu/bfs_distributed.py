@@ -211,13 +211,19 @@ class DegreeOrderedPart:
                               class_and_label, label_bits, num_classes,
                               balanced_bounds(graph.offsets, numba.get_num_threads()), offsets, neighbors)
         del class_and_label, neighbours
-        # the input label of each label a search can meet (the block's, its rows' neighbours'), from the owners
-        block = np.arange(graph.first_vertex, graph.first_vertex + graph.num_local, dtype=neighbors.dtype)
-        met = DistinctLabels((neighbors, block), graph.num_vertices)
-        input_labels = (graph.first_vertex + self.order).astype(stored_label_dtype(graph.num_vertices))
-        self.original = label_map(met, met.values_from_owners(comm, graph.blocks, input_labels))
         self.graph = PartitionedGraph(graph.num_vertices, graph.first_vertex, offsets, neighbors, None, comm,
                                       graph.blocks)
+        # the input label of each label a search can meet (the block's, its rows' neighbours'), from the owners
+        met = labels_met(self.graph)
+        input_labels = (graph.first_vertex + self.order).astype(stored_label_dtype(graph.num_vertices))
+        self.original = label_map(met, met.values_from_owners(comm, graph.blocks, input_labels))
+
+
+def labels_met(graph):
+    """The `partition.DistinctLabels` of the labels a search of a rank's part meets: its block's and its rows'
+    neighbours'."""
+    block = np.arange(graph.first_vertex, graph.first_vertex + graph.num_local, dtype=graph.neighbors.dtype)
+    return DistinctLabels((graph.neighbors, block), graph.num_vertices)
 
 
 def _composed(order, labels):
@@ -325,8 +331,10 @@ class DistributedBFS:
         """``(labels, new_label)`` of `frontier.Parents`: every searched label's input label (parents are
         written as these), and the rank's input local indices' searched local labels."""
         graph = self.graph
-        if self.ordered is None:
-            labels, new_label = np.arange(graph.num_vertices), np.arange(graph.num_local)
+        if self.ordered is None:  # the graph's labels are the input's: each label met is its own
+            met = labels_met(graph)
+            labels = label_map(met, met.labels.astype(stored_label_dtype(graph.num_vertices)))
+            new_label = np.arange(graph.num_local)
         else:
             labels, new_label = self.ordered.original, self.ordered.new_local
         if self.labels is not None:  # one rank: kernel 1's labels, then this kernel's, from the input's
