@@ -159,13 +159,13 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
 
 # Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), the bitmaps of all N
 # vertices a rank holds with their words' ranks (the BFS's labels met, the validator's endpoints: N / 8 bytes
-# each), and the validator's per tuple of the rank's slice (its tuples grouped by first and by second endpoint,
-# int32 labels and weights) and per distinct endpoint of it (at most min(N, 2 tuples a tuple): both groupings'
+# each), and the validator's per tuple of the rank's slice (its tuples grouped by first endpoint, int32 labels
+# and weights, and by second, int32 labels) and per distinct endpoint of it (at most min(N, 2 tuples a tuple): both groupings'
 # int32 offsets, the endpoints, the owners' int32 requests; the inventory at P = 4, SCALE 22). The BFS's labels
 # met (its block's and its rows' neighbours') hold an input label each.
 KERNEL_OWNED_BYTES = 136
 WHOLE_GRAPH_BITMAPS = 4
-VALIDATION_TUPLE_BYTES = 20
+VALIDATION_TUPLE_BYTES = 16
 VALIDATION_ENDPOINT_BYTES = 20
 
 
@@ -177,8 +177,8 @@ def memory_phases(scale, edgefactor, num_ranks):
     ``construction`` (the received tuples, which the builder reads as they are, and its typical scratch for the
     rank's rows), ``validation set-up`` (the SSSP's rows, an int32 column and a weight an entry of about 2M / P,
     and the BFS's, a label each: the built rows are gone once they are made; the kernels' arrays; the
-    validator's). Resident memory measured at SCALE 22 on the largest rank: P = 4 exchange 1.18, construction
-    1.38, validation set-up 1.33 GiB; P = 2 validation set-up 2.31 GiB."""
+    validator's). Resident memory measured at SCALE 22 on the largest rank: P = 4 exchange 1.08, construction 1.26,
+    validation set-up 1.23 GiB."""
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)

@@ -77,7 +77,7 @@ def edge_pass(xp, vg, root, reached, levels, parents, engine, confirmed=None):
     it may hold True for unreached vertices and the root, which no rule reads.
     """
     if use_numba(engine, xp):
-        dst_offsets, src_by_dst, _ = vg.incoming()
+        dst_offsets, src_by_dst = vg.incoming()
         confirmed_out = numpy.empty(0, dtype=numpy.bool_) if confirmed is None else confirmed
         chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, dst_offsets, src_by_dst,
                                          levels, parents, confirmed_out, chunk_count())

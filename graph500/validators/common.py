@@ -135,7 +135,8 @@ class ValidationGraph:
     `src_offsets` (length N + 1, int32 where the tuples number under 2^31,
     else int64: the tuples with first endpoint u are
     src_offsets[u] up to src_offsets[u + 1]) and `incoming()`, the same
-    grouping by second endpoint, for the fused Numba passes.
+    grouping by second endpoint (without weights), for the fused Numba BFS
+    pass.
     """
 
     def __init__(self, src, dst, weights, num_vertices, src_offsets=None):
@@ -182,7 +183,7 @@ class ValidationGraph:
     @classmethod
     def from_host_edges(cls, src, dst, num_vertices, weights=None, places=None):
         """`from_edges` for checked NumPy tuples: parallel counting sorts, and the grouping by second endpoint
-        too (the fused Numba passes need it: built before any search). With ``places`` (a
+        too (the fused Numba BFS pass needs it: built before any search). With ``places`` (a
         `graph500.partition.DistinctLabels` of the endpoints) the tuples are taken under their endpoints' places
         there, ``num_vertices`` of them, each placed as it is read (no relabelled copy of the tuples)."""
         index_dtype = index_dtype_for(num_vertices)
@@ -195,16 +196,15 @@ class ValidationGraph:
         return graph
 
     def incoming(self):
-        """(dst_offsets, src_by_dst, weights_by_dst): the tuples grouped by second endpoint (NumPy only).
+        """(dst_offsets, src_by_dst): the tuples grouped by second endpoint (NumPy only).
 
         The tuples with second endpoint v have first endpoints
-        src_by_dst[dst_offsets[v]:dst_offsets[v + 1]] and weights
-        weights_by_dst[...] (None without weights).
+        src_by_dst[dst_offsets[v]:dst_offsets[v + 1]].
         """
         if array_module(self.dst) is not numpy:
             raise TypeError("the grouping by second endpoint serves the Numba passes, on NumPy arrays only")
         if self._incoming is None:
-            self._incoming = group_by_key(self.dst, self.src, self.weights, self.num_vertices, self.src.dtype)
+            self._incoming = group_by_key(self.dst, self.src, None, self.num_vertices, self.src.dtype)[:2]
         return self._incoming
 
     def tuple_chunks(self):

@@ -25,8 +25,8 @@ first offending tuple in `ValidationGraph` order and the first unconfirmed
 vertex: an array-generic one (NumPy or CuPy) that gathers both endpoints of
 every tuple and scatters the confirmations, and, for NumPy arrays, a fused
 parallel Numba pass over the vertices, each reading its tuples as first
-endpoint and, when still unconfirmed, its tuples as second endpoint
-(`ValidationGraph.incoming`); see `bfs` for the same scheme.
+endpoint and writing True for either endpoint the tuple confirms; see `bfs`
+for the same scheme.
 
 Returns nedge (spec section 5, the same count as for BFS from that root), see
 `common.ValidationGraph`.
@@ -76,12 +76,11 @@ def edge_pass(xp, vg, root, reached, parents, distances, engine, confirmed=None)
     root, which no rule reads.
     """
     if use_numba(engine, xp):
-        dst_offsets, src_by_dst, weights_by_dst = vg.incoming()
-        confirmed_out = numpy.empty(0, dtype=numpy.bool_) if confirmed is None else confirmed
-        chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, vg.weights, dst_offsets,
-                                         src_by_dst, weights_by_dst, parents, distances,
-                                         confirmed_out, chunk_count())
-        return tuple(earliest_per_rule(chunk_firsts))
+        if confirmed is None:
+            confirmed = numpy.zeros(vg.num_vertices, dtype=numpy.bool_)
+        chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, vg.weights, parents, distances, confirmed,
+                                         chunk_count())
+        return (*earliest_per_rule(chunk_firsts), first_unconfirmed(xp, reached, confirmed, root))
     return generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed)
 
 
@@ -176,25 +175,19 @@ def generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed=None)
 
 
 @numba.njit(parallel=True, cache=True)
-def fused_vertex_pass(src_offsets, dst, weights, dst_offsets, src_by_dst, weights_by_dst,
-                      parents, distances, confirmed_out, num_chunks):
-    """Numba steps 3-4: each chunk's first offender per rule, -1 where none.
-
-    Columns: reached-unreached-edge (tuple), distance-not-minimal (tuple),
-    unconfirmed-distance (vertex).  `confirmed_out`: empty, or a bool array
-    of length N receiving each vertex's confirmation (True also for
-    unreached vertices and the root).
+def fused_vertex_pass(src_offsets, dst, weights, parents, distances, confirmed, num_chunks):
+    """Numba steps 3-4: each chunk's first offender per rule, -1 where none (columns: reached-unreached-edge,
+    distance-not-minimal; tuple indices), and True in `confirmed` (length N, False before) for every vertex a
+    tuple joins to its parent with the weight that makes its distance.
     """
-    chunk_firsts = numpy.full((num_chunks, 3), -1, dtype=numpy.int64)
+    chunk_firsts = numpy.full((num_chunks, 2), -1, dtype=numpy.int64)
     for chunk in numba.prange(num_chunks):
         first_reached_unreached = -1
         first_not_minimal = -1
-        first_unconfirmed_vertex = -1
         for u in range(chunk_start(src_offsets, chunk, num_chunks),
                        chunk_start(src_offsets, chunk + 1, num_chunks)):
             parent_u = parents[u]
             distance_u = distances[u]
-            confirmed = parent_u < 0 or parent_u == u  # unreached, or the root
             for e in range(src_offsets[u], src_offsets[u + 1]):
                 v = dst[e]
                 parent_v = parents[v]
@@ -207,18 +200,10 @@ def fused_vertex_pass(src_offsets, dst, weights, dst_offsets, src_by_dst, weight
                 via_v = distance_v + weights[e]
                 if (distance_v > via_u or distance_u > via_v) and first_not_minimal < 0:
                     first_not_minimal = e
-                confirmed |= v == parent_u and distance_u == via_v
-            if not confirmed:
-                via_parent = distances[parent_u]
-                for e in range(dst_offsets[u], dst_offsets[u + 1]):
-                    if src_by_dst[e] == parent_u and distance_u == via_parent + weights_by_dst[e]:
-                        confirmed = True
-                        break
-                if not confirmed and first_unconfirmed_vertex < 0:
-                    first_unconfirmed_vertex = u
-            if confirmed_out.shape[0] > 0:
-                confirmed_out[u] = confirmed
+                if v == parent_u and distance_u == via_v:
+                    confirmed[u] = True
+                if parent_v == u and distance_v == via_u:
+                    confirmed[v] = True
         chunk_firsts[chunk, 0] = first_reached_unreached
         chunk_firsts[chunk, 1] = first_not_minimal
-        chunk_firsts[chunk, 2] = first_unconfirmed_vertex
     return chunk_firsts

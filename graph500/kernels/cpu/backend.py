@@ -58,17 +58,17 @@ def memory_estimate_bytes(scale, edgefactor):
 
 # Bytes a vertex of the kernels' arrays (labels, row bounds, bitmaps, parents, states, the light rows' share;
 # about 60 measured at SCALE 22) and of the validator's (its rows' offsets); bytes a tuple of the validator's
-# grouped tuples (21.5 measured at SCALE 22).
+# grouped tuples (17.5 measured at SCALE 22: labels and weights by first endpoint, labels by second).
 KERNEL_VERTEX_BYTES = 64
 VALIDATION_VERTEX_BYTES = 16
-VALIDATION_TUPLE_BYTES = 22
+VALIDATION_TUPLE_BYTES = 18
 
 
 def memory_phases(scale, edgefactor):
     """Host bytes of a run at its three peaks: ``construction`` (the edge list, the builder's typical
     scratch), ``validation set-up`` (the edge list, the graph, the kernels' arrays and the validator's grouped
     tuples: the run's peak), ``searches`` (the edge list freed, the outputs); all with the runtime. Peak
-    resident memory measured on 2 threads: 1.14 and 4.04 GiB at SCALE 20 and 22 (this plan: 1.23 and 4.19)."""
+    resident memory measured on 2 threads: 3.72 GiB at SCALE 22 (this plan: 3.94)."""
     num_vertices = 1 << scale
     num_tuples = edgefactor << scale
     edge_list = num_tuples * (8 + 8 + 4)
