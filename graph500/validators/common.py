@@ -9,11 +9,11 @@ levels have a fused Numba pass of their own.
 `ValidationGraph`, built once per graph: the tuples (int32 where the labels
 fit) and their float32 weights, and every vertex's count of tuples (not
 self-loops) having it as FIRST endpoint. On NumPy arrays the tuples are
-copied without self-loops, grouped by first endpoint and by second. On CuPy
-arrays they are kept as given (a self-loop breaks no rule) and read in
-chunks of `TUPLE_CHUNK`, each brought to the device while the last is
-checked, so they may live in mapped host memory: the validator's device
-memory is per vertex plus two chunks. nedge (spec section 5) is the sum of
+copied without self-loops, grouped by first endpoint and (first endpoints
+only, for the BFS pass) by second. On CuPy arrays they are kept as given (a
+self-loop breaks no rule) and read in chunks of `TUPLE_CHUNK`, each brought
+to the device while the last is checked, so they may live in mapped host
+memory: the validator's device memory is per vertex plus two chunks. nedge (spec section 5) is the sum of
 the first-endpoint counts over the reached vertices: once reached-unreached
 holds, a tuple has both endpoints reached or neither.
 
@@ -202,7 +202,7 @@ class ValidationGraph:
         src_by_dst[dst_offsets[v]:dst_offsets[v + 1]].
         """
         if array_module(self.dst) is not numpy:
-            raise TypeError("the grouping by second endpoint serves the Numba passes, on NumPy arrays only")
+            raise TypeError("the grouping by second endpoint serves the Numba BFS pass, on NumPy arrays only")
         if self._incoming is None:
             self._incoming = group_by_key(self.dst, self.src, None, self.num_vertices, self.src.dtype)[:2]
         return self._incoming
