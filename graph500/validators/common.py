@@ -13,9 +13,10 @@ copied without self-loops, grouped by first endpoint and (first endpoints
 only, for the BFS pass) by second. On CuPy arrays they are kept as given (a
 self-loop breaks no rule) and read in chunks of `TUPLE_CHUNK`, each brought
 to the device while the last is checked, so they may live in mapped host
-memory: the validator's device memory is per vertex plus two chunks. nedge (spec section 5) is the sum of
-the first-endpoint counts over the reached vertices: once reached-unreached
-holds, a tuple has both endpoints reached or neither.
+memory: the validator's device memory is per vertex plus two chunks. nedge
+(spec section 5) is the sum of the first-endpoint counts over the reached
+vertices: once reached-unreached holds, a tuple has both endpoints reached
+or neither.
 
 Checks on the parent array, in order (the first broken one is raised):
 ``parents-length``; ``parent-out-of-range`` (each entry -1 or a vertex);
