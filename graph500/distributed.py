@@ -160,9 +160,9 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
 # Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), the bitmaps of all N
 # vertices a rank holds with their words' ranks (the BFS's labels met, the validator's endpoints: N / 8 bytes
 # each), and the validator's per tuple of the rank's slice (its tuples grouped by first endpoint, int32 labels
-# and weights, and by second, int32 labels) and per distinct endpoint of it (at most min(N, 2 tuples a tuple): both groupings'
-# int32 offsets, the endpoints, the owners' int32 requests; the inventory at P = 4, SCALE 22). The BFS's labels
-# met (its block's and its rows' neighbours') hold an input label each.
+# and weights, and by second, int32 labels) and per distinct endpoint of it (at most min(N, 2 tuples a tuple):
+# both groupings' int32 offsets, the endpoints, the owners' int32 requests; the inventory at P = 4, SCALE 22).
+# The BFS's labels met (its block's and its rows' neighbours') hold an input label each.
 KERNEL_OWNED_BYTES = 136
 WHOLE_GRAPH_BITMAPS = 4
 VALIDATION_TUPLE_BYTES = 16

@@ -85,7 +85,7 @@ class DistinctLabels:
         for array in arrays:
             set_bits(self.words, array)
         self.word_ranks = _word_ranks(self.words)
-        self.labels = _set_bits(self.words, self.word_ranks)
+        self.labels = _labels_of(self.words, self.word_ranks)
 
     def places(self, labels, out):
         """Each label's place among the distinct ones, into ``out``; -1 stays -1 and a label not among them
@@ -130,7 +130,7 @@ def _word_ranks(words):
 
 
 @numba.njit(cache=True)
-def _set_bits(words, word_ranks):
+def _labels_of(words, word_ranks):
     labels = np.empty(word_ranks[-1] + popcount(words[-1]), dtype=np.int64)
     for w in range(words.shape[0]):
         word, at = words[w], word_ranks[w]

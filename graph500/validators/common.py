@@ -229,7 +229,9 @@ class ValidationGraph:
 
     def count_reached_tuples(self, reached):
         """nedge: tuples with both endpoints reached; valid once reached-unreached has passed."""
-        return int((self.first_endpoint_counts * reached).sum())
+        if self._first_endpoint_counts is None:  # NumPy: summed from the offsets, no array of N made a search
+            return int(_reached_tuples(self.src_offsets, reached))
+        return int((self._first_endpoint_counts * reached).sum())
 
 
 def staged_chunks(arrays, chunk_size):
@@ -346,6 +348,16 @@ def _scatter_by_key(keys, others, words, word_ranks, weights, offsets, per_task,
                 grouped_others[slot] = _placed(others[i], words, word_ranks)
                 if grouped_weights.shape[0] > 0:
                     grouped_weights[slot] = weights[i]
+
+
+@numba.njit(parallel=True, cache=True)
+def _reached_tuples(offsets, reached):
+    """The tuples grouped under the reached keys: the sum of their groups' lengths."""
+    total = 0
+    for v in numba.prange(reached.shape[0]):
+        if reached[v]:
+            total += numpy.int64(offsets[v + 1] - offsets[v])
+    return total
 
 
 @numba.njit(parallel=True, cache=True)
