@@ -37,6 +37,7 @@ from graph500.kernels.gpu.backend import GPUBackend  # noqa: E402
 from graph500.kernels.gpu import build as gpu_build  # noqa: E402
 from graph500.kernels.gpu.build import build_csr as gpu_build_csr  # noqa: E402
 from graph500.kernels.graph import CSRGraph  # noqa: E402
+from graph500.partition import VertexBlocks  # noqa: E402
 from graph500.validators import ValidationGraph, validate_bfs, validate_sssp  # noqa: E402
 
 FIXTURES = sorted(pathlib.Path(__file__).parent.glob("data/reference-v3/*.edges"))
@@ -659,6 +660,25 @@ def test_rows_sorted_by_weight_keep_every_edge_and_light_end_splits_them(entries
     expected_light_end = offsets[:-1] + np.array([np.count_nonzero(weights[offsets[v]:offsets[v + 1]] <= delta)
                                                   for v in range(graph.num_vertices)])
     np.testing.assert_array_equal(light_end, expected_light_end)
+
+
+@pytest.mark.parametrize("num_blocks", [2, 3])
+@pytest.mark.parametrize("entries_per_sort", [gpu_build.SORT_ENTRIES, 7], ids=["one-sort", "sorts-of-7-entries"])
+def test_rows_sorted_by_interleaved_blocks_list_every_blocks_kth_vertex_before_any_next(num_blocks,
+                                                                                        entries_per_sort):
+    graph = GRAPHS[0]
+    expected = cpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+    blocks = VertexBlocks(graph.num_vertices, num_blocks)
+    gpu_build.sort_rows(csr.offsets, csr.neighbors, blocks=blocks, entries_per_sort=entries_per_sort)
+    offsets, neighbors = cupy.asnumpy(csr.offsets), cupy.asnumpy(csr.neighbors)
+    np.testing.assert_array_equal(offsets, expected.offsets)
+    owners = neighbors // blocks.block
+    places = (neighbors - owners * blocks.block) * num_blocks + owners
+    rows = np.repeat(np.arange(graph.num_vertices), np.diff(offsets))
+    assert not np.any((rows[:-1] == rows[1:]) & (places[:-1] >= places[1:])), "a row is not in interleaved order"
+    np.testing.assert_array_equal(neighbors[np.lexsort((neighbors, rows))], expected.neighbors)
+    assert np.any(np.diff(neighbors)[rows[:-1] == rows[1:]] < 0), "no row changed: a test that cannot fail"
 
 
 @pytest.mark.parametrize("graph", GRAPHS, ids=repr)

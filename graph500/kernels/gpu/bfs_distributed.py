@@ -19,14 +19,18 @@ its degree ordering.
 `docs/multi-gpu.md` has the details and the costs.
 
 Data structures per GPU (N vertices, W = N / 32 words, n owned): the rows
-(and their copy in neighbour order with ``row_copy``), strongest neighbours
-(int32, n); bitmaps visited, never-searched and two frontiers (W words
+(and their copy with ``row_copy``, interleaved by block), strongest
+neighbours (int32, n); bitmaps visited, never-searched and two frontiers (W words
 each); two queues (int32, n), prefix sums (uint64, n), parents (int32, n);
 the requests' touched bitmap, staging (N words) and buffers; four CUDA graphs.
 
 Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than one GPU's 30,
 the fastest of 30, 300, 1000 on two GPUs); ``beta``, ``gamma``,
-``short_scan``, ``row_copy`` (the one-GPU kernel's); ``small_edges``
+``short_scan``, ``row_copy`` (the one-GPU kernel's); ``interleaved_rows``
+(True: the row copy sorted by `build.sort_rows` over the interleaved blocks,
+every rank's hubs first in a row as one GPU's rows list them, where sorted
+by label a row lists all of one block's neighbours before the next's: 1.04x
+on two GPUs at SCALE 27, a noisy median); ``small_edges``
 (SMALL_LEVEL_EDGES 2^16, the requests' blind capacity: a captured level's
 claims always fit it); ``graph_levels`` (GRAPH_LEVELS 2: captured levels
 launched per read; one that does not run still costs its empty exchange:
@@ -43,7 +47,7 @@ from graph500.kernels.gpu.bfs import (BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_
                                       NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, SMALL_FRONTIER, THREADS, TOP_DOWN,
                                       beamer_direction, bitmap, bottom_up_level, parents_to_input_labels,
                                       queue_to_bitmap, sorted_queue, strongest_neighbours, top_down_expand)
-from graph500.kernels.gpu.build import filled_vertices
+from graph500.kernels.gpu.build import filled_vertices, sort_rows
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.requests import OwnerRequests
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
@@ -77,7 +81,7 @@ class DistributedDirectionOptimizingBFS:
     distributed = True
 
     def __init__(self, graph, *, alpha=SEVERAL_ALPHA, beta=BETA, gamma=GAMMA, short_scan=SHORT_SCAN, row_copy=True,
-                 small_edges=SMALL_LEVEL_EDGES, graph_levels=GRAPH_LEVELS, trace=False):
+                 interleaved_rows=True, small_edges=SMALL_LEVEL_EDGES, graph_levels=GRAPH_LEVELS, trace=False):
         self.graph = graph = device_part(graph, self.name)
         self.comm = comm = graph.comm
         self.alpha, self.beta = float(alpha), float(beta)
@@ -94,6 +98,8 @@ class DistributedDirectionOptimizingBFS:
         word_counts = np.array([(graph.blocks.count(rank) + 31) // 32 for rank in range(comm.size)], dtype=np.int64)
         num_words = int(word_counts.sum())
         self._neighbors = graph.neighbors.copy() if row_copy and not graph.rows_by_weight else graph.neighbors
+        if self._neighbors is not graph.neighbors and interleaved_rows and comm.size > 1 and graph.order is not None:
+            sort_rows(graph.offsets, self._neighbors, blocks=graph.blocks)  # the blocks' hubs first in every row
         degrees = cupy.diff(graph.offsets).astype(np.uint32)
         self._never_searched = comm.allgather(bitmap(degrees == 0, self._block_words))
         # each vertex's neighbour of largest degree, by every vertex's degree (an allgather of 4 bytes a vertex)

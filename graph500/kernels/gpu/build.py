@@ -47,6 +47,7 @@ BUCKET_ENTRIES = 1 << 27
 MAX_BUCKETS = 1024
 MAX_VERTICES = 2**31  # int32 neighbours, 32-bit rows in the keys
 LABEL_TABLE_BYTES = 4 + 4  # per vertex of a degree-ordered graph: order and new_label
+SORT_ENTRIES = 1 << 26  # entries of a graph sorted at a time by sort_rows
 
 THREADS = 256  # build.cu's THREADS
 SCAN_TILE = 256 * 8  # build.cu's SCAN_TILE
@@ -183,6 +184,45 @@ def filled_vertices(graph):
     if graph.order is None:
         return graph.offsets.shape[0] - 1
     return int(cupy.searchsorted(graph.offsets, graph.offsets[-1:], side="left")[0])
+
+
+def sort_rows(offsets, neighbors, weights=None, blocks=None, entries_per_sort=SORT_ENTRIES):
+    """Sort every row of a CSR graph in place (ties in any order): by weight, the neighbours moving with their
+    ``weights``; or, without weights, by the neighbours' places in the interleaving of ``blocks`` (a
+    `graph500.partition.VertexBlocks`: every block's k-th vertex before any block's (k + 1)-th), so that the rows
+    of a graph degree-ordered within each block (several GPUs) list their neighbours in about decreasing degree,
+    whoever owns them, as one GPU's rows do.
+
+    A radix sort of 64-bit keys ``row << 32 | rank`` (``row_sort_keys``; CuPy's argsort) over groups of whole
+    rows of about ``entries_per_sort`` entries each, which bounds the scratch memory; the entries are gathered in
+    that order (``gather_entries``: CuPy's indexing would compile a kernel of its own for these sizes on a
+    machine's first run, inside the timed construction) and copied back.
+    """
+    num_rows, num_entries = offsets.shape[0] - 1, int(neighbors.shape[0])
+    block, num_blocks = (blocks.block, blocks.num_ranks) if blocks is not None else (1 << 62, 1)
+    group_marks = cupy.arange(0, num_entries, entries_per_sort, dtype=np.int64)
+    first_rows = np.unique(np.append((cupy.searchsorted(offsets, group_marks, side="right") - 1).get(), num_rows))
+    first_rows = first_rows.tolist()
+    first_entries = offsets[cupy.asarray(first_rows)].get().tolist()
+    keys_kernel, gather = _kernel("row_sort_keys"), _kernel("gather_entries")
+    for first_row, end_row, first, end in zip(first_rows, first_rows[1:], first_entries, first_entries[1:]):
+        if end - first < 2:
+            continue
+        keys = cupy.empty(end - first, dtype=np.uint64)
+        rows = end_row - first_row
+        keys_kernel((runtime.persistent_blocks(keys_kernel, THREADS, 32 * rows),), (THREADS,),
+                    (i64(first_row), i64(rows), offsets, neighbors, runtime.pointer_or_null(weights), i64(block),
+                     i32(num_blocks), keys))
+        order = cupy.argsort(keys)
+        del keys
+        sorted_neighbors = cupy.empty(end - first, dtype=neighbors.dtype)
+        sorted_weights = cupy.empty(end - first if weights is not None else 0, dtype=np.float32)
+        gather((runtime.persistent_blocks(gather, THREADS, end - first),), (THREADS,),
+               (i64(end - first), order, i64(first), neighbors, runtime.pointer_or_null(weights), sorted_neighbors,
+                sorted_weights))
+        for array, sorted_array in ((neighbors, sorted_neighbors), (weights, sorted_weights)):
+            if array is not None:
+                array[first:end].data.copy_from_device_async(sorted_array.data, sorted_array.nbytes)
 
 
 def build_memory_bytes(num_tuples, num_vertices, weighted, degree_ordered=False):

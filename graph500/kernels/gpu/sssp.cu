@@ -18,34 +18,6 @@ __device__ __forceinline__ void reduce_min(u64* address, u64 value) {
     asm volatile("red.global.min.u64 [%0], %1;" ::"l"(address), "l"(value) : "memory");
 }
 
-// Construction, the rows sorted by weight (see sssp.py): keys[e - offsets[first_row]] =
-// (row - first_row) << 32 | the weight bits of entry e, for the num_rows rows from first_row
-// (non-negative float32 bit patterns order like the values). One warp per row.
-extern "C" __global__ void __launch_bounds__(THREADS)
-row_weight_keys(i64 first_row, i64 num_rows, const i64* __restrict__ offsets, const float* __restrict__ weights,
-                u64* __restrict__ keys) {
-    const int lane = threadIdx.x & 31;
-    const i64 base = offsets[first_row], warps = (i64)gridDim.x * WARPS;
-    for (i64 row = blockIdx.x * (i64)WARPS + (threadIdx.x >> 5); row < num_rows; row += warps) {
-        const i64 end = offsets[first_row + row + 1];
-        for (i64 e = offsets[first_row + row] + lane; e < end; e += 32)
-            keys[e - base] = (u64)row << 32 | __float_as_uint(weights[e]);
-    }
-}
-
-// Construction: the entries [first, first + count) in the order of `order` (CuPy's argsort of
-// row_weight_keys): sorted_*[i] = entry first + order[i].
-extern "C" __global__ void __launch_bounds__(THREADS)
-gather_entries(i64 count, const i64* __restrict__ order, i64 first, const int* __restrict__ neighbors,
-               const float* __restrict__ weights, int* __restrict__ sorted_neighbors,
-               float* __restrict__ sorted_weights) {
-    for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < count; i += (i64)gridDim.x * THREADS) {
-        const i64 e = first + order[i];
-        sorted_neighbors[i] = neighbors[e];
-        sorted_weights[i] = weights[e];
-    }
-}
-
 // Construction: light_end[v] = where the heavy edges (weight > delta) of row v begin, by
 // binary search in the row (sorted by weight). One thread per row.
 extern "C" __global__ void __launch_bounds__(THREADS)

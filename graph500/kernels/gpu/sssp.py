@@ -41,7 +41,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.gpu import runtime
-from graph500.kernels.gpu.build import filled_vertices
+from graph500.kernels.gpu.build import SORT_ENTRIES, filled_vertices, sort_rows
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.requests import OwnerRequests
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
@@ -57,7 +57,6 @@ EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
 FRONTIER_SIZE, FRONTIER_EDGES, MEMBERS_SIZE, MEMBERS_EDGES, BEYOND = range(5)  # sssp.cu's counters
 NUM_COUNTERS = 5
 INFINITY = np.float32(np.inf)
-SORT_ENTRIES = 1 << 26  # entries of the graph sorted at a time by sort_rows_by_weight
 _ALL_ONES = 0xFFFFFFFF
 UNSENT = 0xFFFFFFFFFFFFFFFF  # a staging word without a candidate: above every state word
 _TRACE_COUNTS = ("buckets", "light_iterations", "tail_iterations", "relaxed_edges", "pulls")
@@ -68,33 +67,8 @@ def _kernel(name):
 
 
 def sort_rows_by_weight(graph, entries_per_sort=SORT_ENTRIES):
-    """Sort every row of the graph by weight, in place (neighbours with their weights; ties in any order).
-
-    A radix sort of 64-bit keys ``row << 32 | weight bits`` (``row_weight_keys``; CuPy's argsort) over
-    groups of whole rows of about ``entries_per_sort`` entries each, which bounds the scratch memory; the
-    entries are gathered in that order (``gather_entries``: CuPy's indexing would compile a kernel of its own
-    for these sizes on a machine's first run, inside the timed construction) and copied back.
-    """
-    offsets, num_rows = graph.offsets, graph.offsets.shape[0] - 1
-    group_marks = cupy.arange(0, graph.num_edges, entries_per_sort, dtype=np.int64)
-    first_rows = np.unique(np.append((cupy.searchsorted(offsets, group_marks, side="right") - 1).get(), num_rows))
-    first_rows = first_rows.tolist()
-    first_entries = offsets[cupy.asarray(first_rows)].get().tolist()
-    keys_kernel, gather = _kernel("row_weight_keys"), _kernel("gather_entries")
-    for first_row, end_row, first, end in zip(first_rows, first_rows[1:], first_entries, first_entries[1:]):
-        if end - first < 2:
-            continue
-        keys = cupy.empty(end - first, dtype=np.uint64)
-        rows = end_row - first_row
-        keys_kernel((runtime.persistent_blocks(keys_kernel, THREADS, 32 * rows),), (THREADS,),
-                    (i64(first_row), i64(rows), offsets, graph.weights, keys))
-        order = cupy.argsort(keys)
-        del keys
-        sorted_entries = cupy.empty(end - first, dtype=graph.neighbors.dtype), cupy.empty(end - first, np.float32)
-        gather((runtime.persistent_blocks(gather, THREADS, end - first),), (THREADS,),
-               (i64(end - first), order, i64(first), graph.neighbors, graph.weights, *sorted_entries))
-        for array, sorted_array in zip((graph.neighbors, graph.weights), sorted_entries):
-            array[first:end].data.copy_from_device_async(sorted_array.data, sorted_array.nbytes)
+    """Sort every row of the graph by weight, in place (`graph500.kernels.gpu.build.sort_rows`)."""
+    sort_rows(graph.offsets, graph.neighbors, graph.weights, entries_per_sort=entries_per_sort)
     graph.rows_by_weight = True
 
 
