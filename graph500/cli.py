@@ -56,6 +56,9 @@ def build_parser():
     run.add_argument("--roots", type=int, default=64, help="number of search keys (default 64, as the spec)")
     run.add_argument("--skip-validation", action="store_true", help="do not validate (results are then not official)")
     run.add_argument("--json", metavar="PATH", help="also write the run's JSON record to PATH")
+    run.add_argument("--ignore-memory-plan", action="store_true",
+                     help="run where the memory plan (graph500 plan) says it does not fit: the plan is a bound, "
+                          "a run that does not fit fails out of memory")
     run.add_argument("--generator", default="kronecker", choices=("kronecker", "rmat"),
                      help="kronecker: the reference's generator (default); rmat: general R-MAT, not official")
     run.add_argument("--rmat", type=_rmat_probabilities, default=(0.57, 0.19, 0.19, 0.05), metavar="A,B,C,D",
@@ -96,7 +99,7 @@ def command_run(args):
         backend=args.backend, bfs=args.bfs, sssp=args.sssp, run_sssp=not args.no_sssp, num_roots=args.roots,
         validate=not args.skip_validation, json_path=args.json, generator=args.generator,
         rmat_probabilities=args.rmat, progress=args.progress, energy=args.energy, energy_loop=args.energy_loop,
-        trace=args.trace, numa_domains=args.numa_domains,
+        trace=args.trace, numa_domains=args.numa_domains, memory_check=not args.ignore_memory_plan,
     )
     return harness.run(config)
 

@@ -71,6 +71,7 @@ class RunConfig:
     energy_loop: float = 10.0
     trace: bool = False
     numa_domains: int = None
+    memory_check: bool = True  # False: a run the memory plan refuses goes on, with a warning
 
 
 def _progress(config, **kwargs):
@@ -308,7 +309,14 @@ def _preflight(config, comm):
         backend.blocks(1 << config.scale)  # an impossible partition is refused here
         if config.generator == "rmat":
             raise Graph500Error("--generator rmat runs in one process only")
-    backend.check_memory(config.scale, config.edgefactor)
+    try:
+        backend.check_memory(config.scale, config.edgefactor)
+    except Graph500Error as refusal:
+        if config.memory_check:
+            raise
+        if comm.rank == 0:
+            print(f"graph500: warning: {refusal} (the plan is a bound; going on: --ignore-memory-plan)",
+                  file=sys.stderr)
     energy_run = energy.EnergyRun(config.energy, config.energy_loop, gpus=backend.energy_devices(), comm=comm)
     return backend, bfs_class, sssp_class, energy_run
 

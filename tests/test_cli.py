@@ -56,6 +56,22 @@ def test_bfs_only_run_has_no_sssp_lines(capsys):
     assert not any(line.startswith("sssp") for line in official.splitlines())
 
 
+def test_a_run_the_memory_plan_refuses_stops_with_one_line_unless_told_to_go_on(capsys, monkeypatch):
+    from graph500.errors import Graph500Error
+    from graph500.kernels.cpu.backend import CPUBackend
+
+    def refuse(self, scale, edgefactor):
+        raise Graph500Error(f"SCALE {scale} needs more memory than this host has")
+
+    monkeypatch.setattr(CPUBackend, "check_memory", refuse)
+    status, out, err = _run_cli(capsys, "run", "--scale", "8", "--no-sssp", "--roots", "4")
+    assert status == 2 and out == "" and err.strip().splitlines() == ["graph500: SCALE 8 needs more memory than this "
+                                                                     "host has"]
+    status, out, err = _run_cli(capsys, "run", "--scale", "8", "--no-sssp", "--roots", "4", "--ignore-memory-plan")
+    assert status == 0 and "bfs  harmonic_mean_TEPS" in out
+    assert "warning: SCALE 8 needs more memory than this host has" in err
+
+
 @pytest.mark.parametrize("name", ["s10_ef16_seed2-3", "s11_ef8_seed5-7"])
 def test_generate_is_byte_identical_to_the_reference(capsys, tmp_path, name):
     scale, edgefactor, seed1, seed2 = FIXTURES[name]

@@ -160,6 +160,8 @@ class GPUBackend:
         estimate = memory_estimate_bytes(scale, edgefactor, self._bfs_row_copy)
         needed = estimate - CONTEXT_BYTES
         host_needed, host_available = host_memory_bytes(scale, edgefactor), available_memory_bytes()
+        self._high_water.start()  # also where the run goes on refused (--ignore-memory-plan)
+        self._estimate = estimate
         short = []
         if needed > free:
             short.append(f"about {needed / 2**30:.1f} GiB of device memory; {free / 2**30:.1f} GiB is free on the GPU")
@@ -171,8 +173,6 @@ class GPUBackend:
             raise Graph500Error(
                 f"SCALE {scale} with edgefactor {edgefactor} needs {' and '.join(short)} "
                 f"(the largest SCALE that fits here is {largest})")
-        self._high_water.start()
-        self._estimate = estimate
 
     def kernel_options(self, kernel_class):
         """Constructor options of the memory plan: the BFS's ``row_copy`` where `check_memory` found room."""

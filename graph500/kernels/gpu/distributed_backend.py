@@ -268,11 +268,11 @@ class DistributedGPUBackend(DistributedBackend):
                              f"available")
         short += [f"GPU {device} of {host} needs about {device_needed / 2**30:.1f} GiB, {free / 2**30:.1f} GiB "
                   f"is free" for host, device, free, _ in reports if device_needed > free]
+        self._estimate = device_needed + single_gpu.CONTEXT_BYTES
+        self._high_water.start()  # also where the run goes on refused (--ignore-memory-plan)
         if short:
             raise Graph500Error(f"SCALE {scale} with edgefactor {edgefactor} on {self.comm.size} GPUs: "
                                 + "; ".join(short))
-        self._estimate = device_needed + single_gpu.CONTEXT_BYTES
-        self._high_water.start()
 
     def kernel_options(self, kernel_class):
         """Constructor options of the memory plan: the BFS's ``row_copy`` where `check_memory` found room."""
