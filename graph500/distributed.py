@@ -23,6 +23,7 @@ The partition (`graph500.partition`): vertices in 1D blocks of whole bitmap
 words, tuples in generation ranges.
 """
 
+import math
 import os
 import socket
 
@@ -160,8 +161,8 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
 # Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), the bitmaps of all N
 # vertices a rank holds with their words' ranks (the BFS's labels met, the validator's endpoints: N / 8 bytes
 # each), and the validator's per tuple of the rank's slice (its tuples grouped by first endpoint, int32 labels
-# and weights, and by second, int32 labels) and per distinct endpoint of it (at most min(N, 2 tuples a tuple):
-# both groupings' int32 offsets, the endpoints, the owners' int32 requests; the inventory at P = 4, SCALE 22).
+# and weights, and by second, int32 labels) and per distinct endpoint of it (`validation_endpoints`: both
+# groupings' int32 offsets, the endpoints, the owners' int32 requests; the inventory at P = 4, SCALE 22).
 # The BFS's labels met (its block's and its rows' neighbours') hold an input label each.
 KERNEL_OWNED_BYTES = 136
 WHOLE_GRAPH_BITMAPS = 4
@@ -172,8 +173,8 @@ VALIDATION_ENDPOINT_BYTES = 20
 def memory_phases(scale, edgefactor, num_ranks):
     """Host bytes of one rank at its peaks, with the runtime and its slice of the tuples (two labels, uint32 up to
     2^32 vertices, and a weight: 12 or 20 bytes a tuple):
-    ``exchange`` (the tuples sent, about (2 - 1/P) times the slice, and as many received: 12 bytes each with
-    int32 labels),
+    ``exchange`` (the tuples sent, about (2 - 1/P) times the slice, and as many received: 12 bytes each, uint32
+    labels up to 2^32 vertices),
     ``construction`` (the received tuples, which the builder reads as they are, and its typical scratch for the
     rank's rows), ``validation set-up`` (the SSSP's rows, an int32 column and a weight an entry of about 2M / P,
     and the BFS's, a label each: the built rows are gone once they are made; the kernels' arrays; the
@@ -183,22 +184,37 @@ def memory_phases(scale, edgefactor, num_ranks):
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
     sent = slice_tuples * (2 * num_ranks - 1) // num_ranks
-    label_bytes = neighbor_dtype(num_vertices).itemsize
-    sent_bytes = 2 * label_bytes + 4  # a tuple on the wire: its labels and weight
+    label_bytes = neighbor_dtype(num_vertices).itemsize  # a label in the BFS's rows
+    sent_bytes = 2 * stored_label_dtype(num_vertices).itemsize + 4  # a tuple on the wire: its labels and weight
     held = RUNTIME_BYTES + slice_tuples * (2 * stored_label_dtype(num_vertices).itemsize + 4)
     entries = 2 * slice_tuples
     return {"exchange": held + 2 * sent * sent_bytes,
             "construction": held + sent * sent_bytes
             + build_memory_bytes(slice_tuples, owned, True, bound=False),  # the rows of the rank's block
             "validation set-up": held + entries * (4 + 4 + label_bytes) + owned * KERNEL_OWNED_BYTES
-            + min(num_vertices, entries + owned) * stored_label_dtype(num_vertices).itemsize  # the BFS's labels met
+            + min(num_vertices, owned + kronecker_distinct_vertices(scale, entries))
+            * stored_label_dtype(num_vertices).itemsize  # the BFS's labels met: its block's, its rows' neighbours
             + whole_graph_bytes(scale) + slice_tuples * VALIDATION_TUPLE_BYTES
             + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES}
 
 
+def kronecker_distinct_vertices(scale, draws):
+    """The expected number of distinct vertices among ``draws`` endpoints of the Kronecker generator's tuples (a
+    rank's slice of them: the validator's labels; the neighbours of a block's rows: the BFS's labels met).
+
+    An endpoint's label is, bit by bit, a one with probability B + D = C + D = 0.24 of the initiator (A 0.57, B = C
+    0.19, D 0.05; the scramble only renames), so a vertex with k ones is drawn with p_k = 0.24^k 0.76^(S - k), and
+    the expectation is the sum over k of C(S, k) (1 - (1 - p_k)^draws): within 0.3% of the counts at SCALE 18 to 22
+    on 1 to 16 ranks (docs/measurements.md), where the bound min(N, draws) is 1.7 to 4 times them.
+    """
+    one = 0.24
+    return int(math.ceil(sum(math.comb(scale, k) * -math.expm1(draws * math.log1p(-one**k * (1 - one)**(scale - k)))
+                              for k in range(scale + 1))))
+
+
 def validation_endpoints(num_vertices, slice_tuples):
-    """At most how many distinct endpoints a rank's slice of tuples has: the validator's labels."""
-    return min(num_vertices, 2 * slice_tuples)
+    """How many distinct endpoints a rank's slice of tuples has (expected): the validator's labels."""
+    return min(num_vertices, kronecker_distinct_vertices(num_vertices.bit_length() - 1, 2 * slice_tuples))
 
 
 def whole_graph_bytes(scale):
@@ -228,7 +244,7 @@ def partition_graph(comm, blocks, src, dst, weights):
     counts = np.zeros((num_chunks, comm.size), dtype=np.int64)
     _count_by_owner(src, dst, blocks.block, counts)
     rank_begin, cursors = write_positions(counts)
-    label_dtype = neighbor_dtype(blocks.num_vertices)
+    label_dtype = stored_label_dtype(blocks.num_vertices)  # uint32 up to 2^32 vertices: 12 bytes a tuple sent
     send = (np.empty(rank_begin[-1], dtype=label_dtype), np.empty(rank_begin[-1], dtype=label_dtype),
             np.empty(rank_begin[-1] if weighted else 0, dtype=np.float32))
     _scatter_by_owner(src, dst, weights, blocks.block, cursors, *send)

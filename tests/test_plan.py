@@ -95,3 +95,18 @@ def test_command_line_json_and_text():
 def test_an_impossible_plan_raises():
     with pytest.raises(Graph500Error):
         plan.memory_plan(5, ranks=8)
+
+
+@pytest.mark.parametrize("num_ranks", [1, 4, 16])
+def test_the_distinct_endpoints_a_rank_plans_are_those_of_its_slice_of_the_reference_graph(num_ranks):
+    import numpy as np
+    from graph500.generators.kronecker import generate_edges
+    from graph500.partition import tuple_range
+
+    scale = 16
+    src, dst, _ = generate_edges(scale, 16, 2, 3)
+    begin, end = tuple_range(src.shape[0], 0, num_ranks)
+    distinct = np.unique(np.concatenate((src[begin:end], dst[begin:end]))).size
+    planned = distributed.validation_endpoints(1 << scale, end - begin)
+    assert abs(planned - distinct) < 0.01 * distinct
+    assert planned < 0.75 * min(1 << scale, 2 * (end - begin))  # the bound it replaces: far above

@@ -130,9 +130,10 @@ def _checked_inputs(src, dst, num_vertices, weights):
     num_vertices = operator.index(num_vertices)
     if num_vertices < 0:
         raise ValueError(f"num_vertices must be >= 0, got {num_vertices}")
-    # int32 labels as they come (a rank's received tuples): the kernels read either type, and an int64 copy of
-    # each would be 16 bytes more a tuple at the builder's peak
-    label_dtype = np.int32 if np.asarray(src).dtype == np.asarray(dst).dtype == np.int32 else np.int64
+    # int32 or uint32 labels as they come (a rank's received tuples): the kernels read any type, and an int64 copy
+    # of each would be 16 bytes more a tuple at the builder's peak
+    src_dtype = np.asarray(src).dtype
+    label_dtype = src_dtype if src_dtype == np.asarray(dst).dtype and src_dtype in (np.int32, np.uint32) else np.int64
     src = np.ascontiguousarray(src, dtype=label_dtype)
     dst = np.ascontiguousarray(dst, dtype=label_dtype)
     if src.ndim != 1 or src.shape != dst.shape:
