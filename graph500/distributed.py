@@ -35,7 +35,7 @@ from graph500.errors import Graph500Error
 from graph500.kernels.cpu.backend import RUNTIME_BYTES, CPUBackend, available_memory_bytes, cpu_model, generate_range
 from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, write_positions
 from graph500.kernels.cpu.frontier import bitmap_words, equal_share, set_bit
-from graph500.kernels.graph import PartitionedGraph, neighbor_dtype, stored_label_dtype, whole_graph_part
+from graph500.kernels.graph import PartitionedGraph, stored_label_dtype, whole_graph_part
 from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators.common import array_module
 from graph500.validators.distributed import DistributedValidationGraph
@@ -160,13 +160,13 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
 
 # Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), the bitmaps of all N
 # vertices a rank holds with their words' ranks (the BFS's labels met, the validator's endpoints: N / 8 bytes
-# each), and the validator's per tuple of the rank's slice (its tuples grouped by first endpoint, int32 labels
-# and weights, and by second, int32 labels) and per distinct endpoint of it (`validation_endpoints`: both
+# each), and the validator's per tuple of the rank's slice (its tuples grouped by first endpoint, int32 second
+# endpoints and weights, and by second, int32 first endpoints) and per distinct endpoint of it (`validation_endpoints`: both
 # groupings' int32 offsets, the endpoints, the owners' int32 requests; the inventory at P = 4, SCALE 22).
 # The BFS's labels met (its block's and its rows' neighbours') hold an input label each.
 KERNEL_OWNED_BYTES = 136
 WHOLE_GRAPH_BITMAPS = 4
-VALIDATION_TUPLE_BYTES = 16
+VALIDATION_TUPLE_BYTES = 12
 VALIDATION_ENDPOINT_BYTES = 20
 
 
@@ -184,8 +184,8 @@ def memory_phases(scale, edgefactor, num_ranks):
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
     sent = slice_tuples * (2 * num_ranks - 1) // num_ranks
-    label_bytes = neighbor_dtype(num_vertices).itemsize  # a label in the BFS's rows
-    sent_bytes = 2 * stored_label_dtype(num_vertices).itemsize + 4  # a tuple on the wire: its labels and weight
+    label_bytes = stored_label_dtype(num_vertices).itemsize  # a label in the BFS's rows, and on the wire
+    sent_bytes = 2 * label_bytes + 4  # a tuple on the wire: its labels and weight
     held = RUNTIME_BYTES + slice_tuples * (2 * stored_label_dtype(num_vertices).itemsize + 4)
     entries = 2 * slice_tuples
     return {"exchange": held + 2 * sent * sent_bytes,

@@ -605,6 +605,7 @@ def test_graph_groups_tuples_stably_by_each_endpoint(threads, weighted):
     keep = src != dst
     by_src = np.argsort(src[keep], kind="stable")
     np.testing.assert_array_equal(vg.src, src[keep][by_src])
+    assert vg.src is not vg.src  # made from the offsets when asked, not held
     np.testing.assert_array_equal(vg.dst, dst[keep][by_src])
     np.testing.assert_array_equal(vg.src_offsets, np.concatenate([[0], np.cumsum(np.bincount(vg.src, minlength=60))]))
     dst_offsets, src_by_dst = vg.incoming()

@@ -56,12 +56,12 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     `engine`: "auto" (Numba for NumPy arrays, array-generic otherwise),
     "numba" or "generic".
     """
-    xp = array_module(parents, vg.src)
+    xp = array_module(parents, vg.dst)
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
     check_self_parents(xp, parents, root, reached)
     levels = tree_levels(KERNEL, parents, root, reached, engine)
-    parents = parents.astype(vg.src.dtype, copy=False)
+    parents = parents.astype(vg.dst.dtype, copy=False)
     reached_unreached, level_jump, unconfirmed = edge_pass(xp, vg, root, reached, levels, parents, engine)
     raise_tuple_fault(vg, reached, levels, reached_unreached, level_jump)
     raise_unconfirmed(parents, unconfirmed)

@@ -129,8 +129,9 @@ class ValidationGraph:
     """The input tuples of one graph, prepared once for validating every search on it.
 
     Attributes: `num_vertices`; `src`, `dst` (int32 when N <= 2^31, else
-    int64: on NumPy, the tuples without self-loops ordered by first endpoint;
-    on CuPy, the tuples as given); `weights` (float32, aligned with src and
+    int64: on NumPy, the tuples without self-loops ordered by first endpoint,
+    `src` made from the offsets when asked and not held; on CuPy, the tuples
+    as given); `weights` (float32, aligned with src and
     dst, or None); `first_endpoint_counts` (int64, length N: how many tuples
     other than self-loops have each vertex as first endpoint); on NumPy also
     `src_offsets` (length N + 1, int32 where the tuples number under 2^31,
@@ -142,12 +143,13 @@ class ValidationGraph:
 
     def __init__(self, src, dst, weights, num_vertices, src_offsets=None):
         """Take NumPy tuples already without self-loops and grouped by first endpoint (and their offsets, if
-        known), or CuPy tuples in any order."""
-        self.src = src
+        known; ``src`` None with them: the first endpoints are the offsets' groups), or CuPy tuples in any
+        order."""
+        self._src = src
         self.dst = dst
         self.weights = weights
         self.num_vertices = num_vertices
-        xp = array_module(src)
+        xp = array_module(dst)
         if xp is numpy:
             if src_offsets is None:
                 src_offsets = numpy.zeros(num_vertices + 1, dtype=numpy.int64)
@@ -160,6 +162,16 @@ class ValidationGraph:
             for _, src_chunk, dst_chunk, _ in self.tuple_chunks():  # atomic adds: no per-block histograms
                 xp.add.at(self._first_endpoint_counts, src_chunk[src_chunk != dst_chunk], 1)
         self._incoming = None
+
+    @property
+    def src(self):
+        """The first endpoints, aligned with dst: on NumPy a new array from the offsets, not held beside them (the
+        array-generic passes and the fault messages read it; the Numba passes read the offsets)."""
+        if self._src is not None:
+            return self._src
+        src = numpy.empty(self.dst.shape[0], dtype=self.dst.dtype)
+        fill_keys(self.src_offsets, src)
+        return src
 
     @property
     def first_endpoint_counts(self):
@@ -190,9 +202,7 @@ class ValidationGraph:
         index_dtype = index_dtype_for(num_vertices)
         weights = None if weights is None else weights.astype(numpy.float32, copy=False)
         src_offsets, dst_by_src, weights_by_src = group_by_key(src, dst, weights, num_vertices, index_dtype, places)
-        src_by_src = numpy.empty(dst_by_src.shape[0], dtype=index_dtype)
-        fill_keys(src_offsets, src_by_src)
-        graph = cls(src_by_src, dst_by_src, weights_by_src, num_vertices, src_offsets)
+        graph = cls(None, dst_by_src, weights_by_src, num_vertices, src_offsets)
         graph.incoming()
         return graph
 
@@ -205,7 +215,8 @@ class ValidationGraph:
         if array_module(self.dst) is not numpy:
             raise TypeError("the grouping by second endpoint serves the Numba BFS pass, on NumPy arrays only")
         if self._incoming is None:
-            self._incoming = group_by_key(self.dst, self.src, None, self.num_vertices, self.src.dtype)[:2]
+            self._incoming = (group_by_key(self.dst, self._src, None, self.num_vertices, self.dst.dtype)[:2]
+                              if self._src is not None else transposed(self.src_offsets, self.dst, self.num_vertices))
         return self._incoming
 
     def tuple_chunks(self):
@@ -216,7 +227,7 @@ class ValidationGraph:
         next one copied while the caller checks the current one; a chunk's
         arrays are valid until the caller asks for the next but one.
         """
-        if array_module(self.src) is numpy:
+        if array_module(self.dst) is numpy:
             yield 0, self.src, self.dst, self.weights
             return
         arrays = (self.src, self.dst) + (() if self.weights is None else (self.weights,))
@@ -225,7 +236,9 @@ class ValidationGraph:
 
     def edge(self, index):
         """The endpoints (u, v) of the tuple at `index` of src/dst, as Python ints."""
-        return int(self.src[index]), int(self.dst[index])
+        if self._src is None:  # the group holding the tuple
+            return int(numpy.searchsorted(self.src_offsets, index, side="right") - 1), int(self.dst[index])
+        return int(self._src[index]), int(self.dst[index])
 
     def count_reached_tuples(self, reached):
         """nedge: tuples with both endpoints reached; valid once reached-unreached has passed."""
@@ -327,17 +340,61 @@ def _count_keys(keys, others, words, word_ranks, per_task):
                 per_task[task, _placed(keys[i], words, word_ranks)] += 1
 
 
+def transposed(src_offsets, dst, num_vertices):
+    """(dst_offsets, src_by_dst): the tuples grouped by first endpoint (``src_offsets`` and ``dst``), grouped by
+    second endpoint instead, stably (NumPy, in parallel; no array of the first endpoints is made)."""
+    num_tasks = min(numba.get_num_threads(), GROUPING_TASKS)
+    per_task = numpy.zeros((num_tasks, num_vertices), dtype=numpy.int64)
+    _count_second_endpoints(dst, per_task)
+    offsets = numpy.zeros(num_vertices + 1, dtype=index_dtype_for(dst.shape[0] + 1))
+    numpy.cumsum(per_task.sum(axis=0), out=offsets[1:])
+    src_by_dst = numpy.empty(offsets[-1], dtype=dst.dtype)
+    _scatter_first_endpoints(src_offsets, dst, offsets, per_task, src_by_dst)
+    return offsets, src_by_dst
+
+
+@numba.njit(parallel=True, cache=True)
+def _count_second_endpoints(dst, per_task):
+    num_tasks = per_task.shape[0]
+    for task in numba.prange(num_tasks):
+        begin, end = _task_range(task, num_tasks, dst.shape[0])
+        for i in range(begin, end):
+            per_task[task, dst[i]] += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def _scatter_first_endpoints(src_offsets, dst, offsets, per_task, src_by_dst):
+    """Place every tuple by its second endpoint, its first one walked along the offsets (`_scatter_by_key`)."""
+    _first_slots(offsets, per_task)
+    num_tasks = per_task.shape[0]
+    for task in numba.prange(num_tasks):
+        begin, end = _task_range(task, num_tasks, dst.shape[0])
+        u = numpy.searchsorted(src_offsets, begin, side="right") - 1
+        for i in range(begin, end):
+            while src_offsets[u + 1] <= i:
+                u += 1
+            slot = per_task[task, dst[i]]
+            per_task[task, dst[i]] = slot + 1
+            src_by_dst[slot] = u
+
+
+@numba.njit(parallel=True, cache=True)
+def _first_slots(offsets, per_task):
+    """Turn ``per_task[task, key]`` counts into each task's first slot per key, tasks in order."""
+    for vertex in numba.prange(per_task.shape[1]):
+        slot = offsets[vertex]
+        for task in range(per_task.shape[0]):
+            count = per_task[task, vertex]
+            per_task[task, vertex] = slot
+            slot += count
+
+
 @numba.njit(parallel=True, cache=True)
 def _scatter_by_key(keys, others, words, word_ranks, weights, offsets, per_task, grouped_others, grouped_weights):
     """Turn the counts into each task's first slot per key, then place every tuple: a stable counting sort
     (labels placed by `_placed`)."""
+    _first_slots(offsets, per_task)
     num_tasks = per_task.shape[0]
-    for vertex in numba.prange(per_task.shape[1]):
-        slot = offsets[vertex]
-        for task in range(num_tasks):
-            count = per_task[task, vertex]
-            per_task[task, vertex] = slot
-            slot += count
     for task in numba.prange(num_tasks):
         begin, end = _task_range(task, num_tasks, keys.shape[0])
         for i in range(begin, end):

@@ -89,7 +89,7 @@ class DistributedValidationGraph:
     @property
     def xp(self):
         """The array module of this rank's tuples (NumPy, or CuPy with a device communicator)."""
-        return array_module(self.local.src)
+        return array_module(self.local.dst)
 
     @property
     def weights(self):
@@ -166,14 +166,14 @@ class DistributedValidationGraph:
         vertex the label of every other vertex."""
         if self.distinct_endpoints is not None:
             return self.distinct_endpoints.places(labels.astype(numpy.int64, copy=False),
-                                                  numpy.empty(labels.shape[0], dtype=self.local.src.dtype))
+                                                  numpy.empty(labels.shape[0], dtype=self.local.dst.dtype))
         xp = self.xp
         count = self.endpoints.shape[0]
         if not count:
-            return xp.where(labels < 0, -1, 0).astype(self.local.src.dtype)
+            return xp.where(labels < 0, -1, 0).astype(self.local.dst.dtype)
         at = xp.searchsorted(self.endpoints, labels)
         found = (at < count) & (self.endpoints[xp.minimum(at, count - 1)] == labels)
-        return xp.where(labels < 0, -1, xp.where(found, at, count)).astype(self.local.src.dtype)
+        return xp.where(labels < 0, -1, xp.where(found, at, count)).astype(self.local.dst.dtype)
 
     def lowest(self, local_index, *values):
         """``(vertex, values at it...)`` of the lowest vertex any rank offers (its block's ``local_index``, or

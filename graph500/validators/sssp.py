@@ -52,12 +52,12 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     """
     if vg.weights is None:
         raise ValueError("SSSP validation needs a ValidationGraph built with weights")
-    xp = array_module(parents, distances, vg.src)
+    xp = array_module(parents, distances, vg.dst)
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
     distances = check_distances(vg, root, distances)
     tree_levels(KERNEL, parents, root, reached, engine)
-    parents = parents.astype(vg.src.dtype, copy=False)
+    parents = parents.astype(vg.dst.dtype, copy=False)
     reached_unreached, not_minimal, unconfirmed = edge_pass(xp, vg, root, reached, parents, distances,
                                                             engine)
     raise_tuple_fault(vg, reached, distances, reached_unreached, not_minimal)

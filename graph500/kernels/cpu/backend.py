@@ -58,10 +58,11 @@ def memory_estimate_bytes(scale, edgefactor):
 
 # Bytes a vertex of the kernels' arrays (labels, row bounds, bitmaps, parents, states, the light rows' share;
 # about 60 measured at SCALE 22) and of the validator's (its rows' offsets); bytes a tuple of the validator's
-# grouped tuples (17.5 measured at SCALE 22: labels and weights by first endpoint, labels by second).
+# grouped tuples (17.5 measured at SCALE 22 while it held the first endpoints too: second endpoints and weights by
+# first endpoint, first endpoints by second).
 KERNEL_VERTEX_BYTES = 64
 VALIDATION_VERTEX_BYTES = 16
-VALIDATION_TUPLE_BYTES = 18
+VALIDATION_TUPLE_BYTES = 14
 
 
 def memory_phases(scale, edgefactor):

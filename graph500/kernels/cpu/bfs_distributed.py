@@ -206,7 +206,8 @@ class DegreeOrderedPart:
         del degree_class
         offsets = np.zeros_like(graph.offsets)
         np.cumsum(degrees[self.order], out=offsets[1:])
-        neighbors = np.empty_like(graph.neighbors)
+        # labels uint32 up to 2^32 vertices (the graph's are int64 past 2^31): 4 bytes a row entry at SCALE 32
+        neighbors = np.empty(graph.neighbors.shape[0], dtype=stored_label_dtype(graph.num_vertices))
         _rows_by_degree_class(graph.offsets, graph.neighbors, self.new_local, neighbours.words, neighbours.word_ranks,
                               class_and_label, label_bits, num_classes,
                               balanced_bounds(graph.offsets, numba.get_num_threads()), offsets, neighbors)

@@ -30,6 +30,7 @@ from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import overload
 
+from graph500.kernels.graph import neighbor_dtype
 from graph500.partition import place, popcount, set_bits
 
 WORD_BITS = 64
@@ -203,7 +204,7 @@ class Parents:
     """
 
     def __init__(self, graph, labels=None, new_label=None, first_label=0):
-        dtype = graph.neighbors.dtype
+        dtype = neighbor_dtype(graph.num_vertices)  # signed: -1 marks the unreached (rows may hold uint32 labels)
         self.array = np.full(graph.offsets.shape[0] - 1, -1, dtype=dtype)  # the graph's (local) labels
         if labels is None:
             labels = graph.order
