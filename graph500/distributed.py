@@ -35,8 +35,8 @@ from graph500.errors import Graph500Error
 from graph500.kernels.cpu.backend import RUNTIME_BYTES, CPUBackend, available_memory_bytes, cpu_model, generate_range
 from graph500.kernels.cpu.build import CHUNKS_PER_THREAD, build_memory_bytes, build_rows, write_positions
 from graph500.kernels.cpu.frontier import bitmap_words, equal_share, set_bit
-from graph500.kernels.graph import PartitionedGraph, stored_label_dtype, whole_graph_part
-from graph500.partition import VertexBlocks, tuple_range
+from graph500.kernels.graph import PartitionedGraph, whole_graph_part
+from graph500.partition import VertexBlocks, stored_label_dtype, tuple_range
 from graph500.validators.common import array_module
 from graph500.validators.distributed import DistributedValidationGraph
 
@@ -159,15 +159,16 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
 
 
 # Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), the bitmaps of all N
-# vertices a rank holds with their words' ranks (the BFS's labels met, the validator's endpoints: N / 8 bytes
-# each), and the validator's per tuple of the rank's slice (its tuples grouped by first endpoint, int32 second
-# endpoints and weights, and by second, int32 first endpoints) and per distinct endpoint of it (`validation_endpoints`: both
-# groupings' int32 offsets, the endpoints, the owners' int32 requests; the inventory at P = 4, SCALE 22).
-# The BFS's labels met (its block's and its rows' neighbours') hold an input label each.
+# vertices a rank holds and their words' ranks (the BFS's labels met, the validator's endpoints: N / 8 bytes a
+# bitmap, a uint32 count a 64-bit word: WHOLE_GRAPH_BYTES_PER_VERTEX), and the validator's per tuple of the rank's
+# slice (its tuples grouped by first endpoint, int32 second endpoints and weights, and by second, int32 first
+# endpoints) and per distinct endpoint of it (`validation_endpoints`: both groupings' int32 offsets, the endpoints
+# (uint32), the owners' int32 requests; the inventory at P = 4, SCALE 22). The BFS's labels met (its block's and
+# its rows' neighbours') hold an input label each.
 KERNEL_OWNED_BYTES = 136
-WHOLE_GRAPH_BITMAPS = 4
+WHOLE_GRAPH_BYTES_PER_VERTEX = 2 * (1 + 0.5) / 8
 VALIDATION_TUPLE_BYTES = 12
-VALIDATION_ENDPOINT_BYTES = 20
+VALIDATION_ENDPOINT_BYTES = 16
 
 
 def memory_phases(scale, edgefactor, num_ranks):
@@ -219,8 +220,8 @@ def validation_endpoints(num_vertices, slice_tuples):
 
 def whole_graph_bytes(scale):
     """The host bytes of `memory_phases` that every rank holds for all N vertices, whatever P: bitmaps (the BFS's
-    labels met, the validator's endpoints) with a count a 64-bit word (N / 8 bytes each)."""
-    return WHOLE_GRAPH_BITMAPS * ((1 << scale) // 8)
+    labels met, the validator's endpoints) with a count a 64-bit word."""
+    return int(WHOLE_GRAPH_BYTES_PER_VERTEX * (1 << scale))
 
 
 def set_threads_per_rank(comm):

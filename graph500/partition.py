@@ -65,10 +65,11 @@ class VertexBlocks:
     def counts_of(self, labels, xp=np):
         """How many of ``labels`` (sorted, or grouped by owner in rank order; an array of module ``xp``, NumPy or
         CuPy) each rank owns: NumPy int64, length P."""
-        bounds = xp.asarray([self.begin(rank) for rank in range(self.num_ranks)] + [self.num_vertices],
-                            dtype=xp.int64)
+        # the blocks' inner bounds in the labels' dtype (another would copy the labels to compare them)
+        bounds = xp.asarray([self.begin(rank) for rank in range(1, self.num_ranks)], dtype=labels.dtype)
         positions = xp.searchsorted(labels, bounds)
-        return np.diff(positions if xp is np else positions.get()).astype(np.int64)
+        positions = positions if xp is np else positions.get()
+        return np.diff(np.concatenate(([0], positions, [labels.shape[0]]))).astype(np.int64)
 
 
 def tuple_range(num_tuples, rank, num_ranks):
@@ -76,16 +77,24 @@ def tuple_range(num_tuples, rank, num_ranks):
     return rank * num_tuples // num_ranks, (rank + 1) * num_tuples // num_ranks
 
 
+def stored_label_dtype(num_vertices):
+    """The dtype of labels held but never negative nor subtracted (a rank's slice of the tuples, input labels a
+    map returns, distinct labels): uint32 while ``num_vertices <= 2^32`` (SCALE 32 included), else int64."""
+    return np.dtype(np.uint32) if num_vertices <= 1 << 32 else np.dtype(np.int64)
+
+
 class DistinctLabels:
-    """The distinct labels of NumPy integer ``arrays`` (each in [0, N)): ``labels`` (int64, sorted), ``words``
-    (the bitmap, uint64) and ``word_ranks`` (int64: the set bits before each word)."""
+    """The distinct labels of NumPy integer ``arrays`` (each in [0, N)): ``labels`` (sorted), ``words`` (the
+    bitmap, uint64) and ``word_ranks`` (the set bits before each word); labels and ranks uint32 up to 2^32
+    vertices (`stored_label_dtype`), else int64."""
 
     def __init__(self, arrays, num_vertices):
         self.words = np.zeros(max(1, -(-int(num_vertices) // WORD_BITS)), dtype=np.uint64)
         for array in arrays:
             set_bits(self.words, array)
-        self.word_ranks = _word_ranks(self.words)
-        self.labels = _labels_of(self.words, self.word_ranks)
+        label_dtype = stored_label_dtype(num_vertices)
+        self.word_ranks = _word_ranks(self.words, np.empty(self.words.shape[0], dtype=label_dtype))
+        self.labels = _labels_of(self.words, self.word_ranks, np.empty(0, dtype=label_dtype))
 
     def places(self, labels, out):
         """Each label's place among the distinct ones, into ``out``; -1 stays -1 and a label not among them
@@ -120,8 +129,7 @@ def popcount(word):
 
 
 @numba.njit(cache=True)
-def _word_ranks(words):
-    ranks = np.empty(words.shape[0], dtype=np.int64)
+def _word_ranks(words, ranks):
     total = 0
     for w in range(words.shape[0]):
         ranks[w] = total
@@ -130,8 +138,9 @@ def _word_ranks(words):
 
 
 @numba.njit(cache=True)
-def _labels_of(words, word_ranks):
-    labels = np.empty(word_ranks[-1] + popcount(words[-1]), dtype=np.int64)
+def _labels_of(words, word_ranks, like):
+    """The set bits' labels, in an array of ``like``'s dtype."""
+    labels = np.empty(np.int64(word_ranks[-1]) + popcount(words[-1]), dtype=like.dtype)
     for w in range(words.shape[0]):
         word, at = words[w], word_ranks[w]
         while word:

@@ -39,7 +39,7 @@ def test_gpu_plans_are_the_checks_own():
 
 
 @pytest.mark.parametrize("backend, vertex_bytes", [
-    ("cpu", distributed.WHOLE_GRAPH_BITMAPS / 8),
+    ("cpu", distributed.WHOLE_GRAPH_BYTES_PER_VERTEX),
     ("gpu", gpu_distributed.GRAPH_VERTEX_BYTES),
 ])
 def test_the_whole_graph_arrays_do_not_shrink_with_more_ranks(backend, vertex_bytes):
@@ -110,3 +110,11 @@ def test_the_distinct_endpoints_a_rank_plans_are_those_of_its_slice_of_the_refer
     planned = distributed.validation_endpoints(1 << scale, end - begin)
     assert abs(planned - distinct) < 0.01 * distinct
     assert planned < 0.75 * min(1 << scale, 2 * (end - begin))  # the bound it replaces: far above
+
+
+def test_scale_32_on_256_ranks_plans_at_most_20_gb_a_rank():
+    """Issue 35's bound for a cluster run: no array of all N vertices beyond the bitmaps, the distinct endpoints as
+    the generator gives them, uint32 labels up to 2^32 vertices."""
+    scale_32 = plan.memory_plan(32, ranks=256)
+    assert scale_32["bytes_per_rank"] <= 20 * 10**9
+    assert scale_32["whole_graph_bytes"] == distributed.WHOLE_GRAPH_BYTES_PER_VERTEX * 2**32

@@ -22,12 +22,6 @@ def neighbor_dtype(num_vertices):
     return np.dtype(np.int32) if num_vertices <= INT32_MAX_VERTICES else np.dtype(np.int64)
 
 
-def stored_label_dtype(num_vertices):
-    """The dtype of labels held but never negative nor subtracted (a rank's slice of the tuples, input labels a
-    map returns): uint32 while ``num_vertices <= 2^32`` (SCALE 32 included), else int64."""
-    return np.dtype(np.uint32) if num_vertices <= 1 << 32 else np.dtype(np.int64)
-
-
 @dataclass
 class CSRGraph:
     """An undirected graph in CSR form.

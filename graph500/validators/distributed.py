@@ -210,7 +210,8 @@ class _ByLabel:
 
     def __getitem__(self, label):
         xp = self.vg.xp
-        return self.values[int(xp.searchsorted(self.vg.endpoints, xp.asarray([label]))[0])]
+        endpoints = self.vg.endpoints
+        return self.values[int(xp.searchsorted(endpoints, xp.asarray([label], dtype=endpoints.dtype))[0])]
 
 
 def validate_bfs(vg, root, parents, *, engine="auto"):

@@ -57,8 +57,8 @@ from graph500.kernels.cpu.frontier import (
     equal_share, Parents, first_at_least, has_bit, label_map, label_of, set_bit, set_bits, trace_entry,
 )
 from graph500.kernels.cpu.reorder import by_decreasing_degree, inverse_permutation, relabel
-from graph500.kernels.graph import CSRGraph, PartitionedGraph, stored_label_dtype, whole_graph_part
-from graph500.partition import DistinctLabels, place
+from graph500.kernels.graph import CSRGraph, PartitionedGraph, whole_graph_part
+from graph500.partition import DistinctLabels, place, stored_label_dtype
 
 ALPHA = 40  # see the module's notes: top-down costs more per edge here than in one process
 HALF_BITS = np.uint64(32)  # a packed request: child offset << HALF_BITS | parent offset (blocks <= 2^32)
