@@ -176,8 +176,8 @@ def memory_phases(scale, edgefactor, num_ranks):
     2^32 vertices, and a weight: 12 or 20 bytes a tuple):
     ``exchange`` (the tuples sent, about (2 - 1/P) times the slice, and as many received: 12 bytes each, uint32
     labels up to 2^32 vertices),
-    ``construction`` (the received tuples, which the builder reads as they are, and its typical scratch for the
-    rank's rows), ``validation set-up`` (the SSSP's rows, an int32 column and a weight an entry of about 2M / P,
+    ``construction`` (the received tuples, which the builder reads as they are and frees once they are its
+    keys, and its typical scratch for the rank's rows), ``validation set-up`` (the SSSP's rows, an int32 column and a weight an entry of about 2M / P,
     and the BFS's, a label each: the built rows are gone once they are made; the kernels' arrays; the
     validator's). Resident memory measured at SCALE 22 on the largest rank: P = 4 exchange 1.08, construction 1.26,
     validation set-up 1.23 GiB."""
@@ -190,8 +190,8 @@ def memory_phases(scale, edgefactor, num_ranks):
     held = RUNTIME_BYTES + slice_tuples * (2 * stored_label_dtype(num_vertices).itemsize + 4)
     entries = 2 * slice_tuples
     return {"exchange": held + 2 * sent * sent_bytes,
-            "construction": held + sent * sent_bytes
-            + build_memory_bytes(slice_tuples, owned, True, bound=False),  # the rows of the rank's block
+            "construction": held  # the rows of the rank's block, from the received tuples (freed once sorted)
+            + build_memory_bytes(slice_tuples, owned, True, bound=False, freed_inputs=sent * sent_bytes),
             "validation set-up": held + entries * (4 + 4 + label_bytes) + owned * KERNEL_OWNED_BYTES
             + min(num_vertices, owned + kronecker_distinct_vertices(scale, entries))
             * stored_label_dtype(num_vertices).itemsize  # the BFS's labels met: its block's, its rows' neighbours
@@ -249,11 +249,12 @@ def partition_graph(comm, blocks, src, dst, weights):
     send = (np.empty(rank_begin[-1], dtype=label_dtype), np.empty(rank_begin[-1], dtype=label_dtype),
             np.empty(rank_begin[-1] if weighted else 0, dtype=np.float32))
     _scatter_by_owner(src, dst, weights, blocks.block, cursors, *send)
-    received, _ = comm.alltoallv(send if weighted else send[:2], np.diff(rank_begin))
+    received = list(comm.alltoallv(send if weighted else send[:2], np.diff(rank_begin))[0])
     del send
     first_vertex = blocks.begin(comm.rank)
-    offsets, neighbors, row_weights = build_rows(received[0], received[1], blocks.num_vertices,
-                                                 received[2] if weighted else None,
+    # the received tuples handed over alone: the builder frees them once they are its keys
+    offsets, neighbors, row_weights = build_rows(received.pop(0), received.pop(0), blocks.num_vertices,
+                                                 received.pop(0) if weighted else None,
                                                  first_vertex, blocks.count(comm.rank))
     return PartitionedGraph(blocks.num_vertices, first_vertex, offsets, neighbors, row_weights, comm, blocks)
 

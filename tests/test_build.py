@@ -216,3 +216,26 @@ def test_the_planned_figure_lies_between_the_result_and_the_bound():
     assert result_bytes + 2 * len(src) * (8 + 4) <= planned <= build_memory_bytes(len(src), 4096, True)
     large = 1 << 26  # many buckets: the scratch of two a thread is a small part of the keys
     assert build_memory_bytes(large, 1 << 22, True, bound=False) < 0.7 * build_memory_bytes(large, 1 << 22, True)
+
+
+def test_rows_of_tuples_handed_over_alone_free_them_before_the_rows_are_gathered(monkeypatch):
+    import weakref
+
+    rng = np.random.default_rng(5)
+    tuples = [rng.integers(0, 1000, 20000).astype(np.uint32), rng.integers(0, 1000, 20000).astype(np.uint32),
+              rng.random(20000, dtype=np.float32)]
+    src, dst, weights = (array.copy() for array in tuples)
+    expected = build.build_rows(src, dst, 1000, weights, 100, 400)
+    alive = [weakref.ref(array) for array in tuples]
+    seen = []
+    gather = build._gather
+
+    def checked_gather(*args):
+        seen.append([ref() is not None for ref in alive])
+        return gather(*args)
+
+    monkeypatch.setattr(build, "_gather", checked_gather)
+    rows = build.build_rows(tuples.pop(0), tuples.pop(0), 1000, tuples.pop(0), 100, 400)
+    assert seen == [[False, False, False]]  # the caller kept no reference: gone before the result was made
+    for actual, wanted in zip(rows, expected):
+        np.testing.assert_array_equal(actual, wanted)

@@ -89,6 +89,7 @@ def build_rows(src, dst, num_vertices, weights=None, first_row=0, num_rows=None,
     bucket_shift = _bucket_shift(src.shape[0], num_rows)
     keys, rows, bucket_begin = _partition(src, dst, weight_bits, weighted, num_vertices, first_row, num_rows,
                                           bucket_shift, key_shift)
+    del src, dst, weights, weight_bits  # freed here where the caller keeps no reference (a rank's received tuples)
     row_entries = np.empty(num_rows, dtype=np.int64)
     _count_rows(rows, bucket_begin, bucket_shift, row_entries)
     new_label = np.empty(0, dtype=neighbor_dtype(num_vertices))
@@ -112,17 +113,19 @@ def build_rows(src, dst, num_vertices, weights=None, first_row=0, num_rows=None,
     return offsets, neighbors, result_weight_bits.view(np.float32) if weighted else None
 
 
-def build_memory_bytes(num_tuples, num_vertices, weighted, bound=True):
+def build_memory_bytes(num_tuples, num_vertices, weighted, bound=True, freed_inputs=0):
     """The most memory ``build_csr`` allocates (inputs not counted), in bytes: a guaranteed bound, or (``bound``
     False) what it takes when the buckets sorted at once are one a thread, as on the Kronecker graphs (the
-    memory plan's figure: 33 bytes a tuple measured at SCALE 22 on 2 threads, 32 planned)."""
+    memory plan's figure: 33 bytes a tuple measured at SCALE 22 on 2 threads, 32 planned). ``freed_inputs``:
+    bytes of inputs that `build_rows` frees once they are its keys (a rank's received tuples), counted while they
+    are sorted only."""
     label_bytes = neighbor_dtype(num_vertices).itemsize
     entries = 2 * num_tuples
     per_vertex = (16 + label_bytes) * (num_vertices + 1)  # offsets, the row counts and the new labels
     scratch = entries if bound else min(entries, numba.config.NUMBA_NUM_THREADS * 2 * BUCKET_ENTRIES)
     sorting = (entries + scratch) * (8 + 4)  # keys and rows, and the scratch of the buckets being sorted
     gathering = entries * (8 + label_bytes + (4 if weighted else 0))  # keys, neighbors, weights
-    return max(sorting, gathering) + per_vertex
+    return max(freed_inputs + sorting, gathering) + per_vertex
 
 
 def _checked_inputs(src, dst, num_vertices, weights):
