@@ -177,10 +177,11 @@ def memory_phases(scale, edgefactor, num_ranks):
     ``exchange`` (the tuples sent, about (2 - 1/P) times the slice, and as many received: 12 bytes each, uint32
     labels up to 2^32 vertices),
     ``construction`` (the received tuples, which the builder reads as they are and frees once they are its
-    keys, and its typical scratch for the rank's rows), ``validation set-up`` (the SSSP's rows, an int32 column and a weight an entry of about 2M / P,
-    and the BFS's, a label each: the built rows are gone once they are made; the kernels' arrays; the
-    validator's). Resident memory measured at SCALE 22 on the largest rank: P = 4 exchange 1.08, construction 1.26,
-    validation set-up 1.23 GiB."""
+    keys, and its typical scratch for the rank's rows),
+    ``validation set-up`` (the SSSP's rows, an int32 column and a weight an entry of about 2M / P, and the BFS's,
+    a label each: the built rows are gone once they are made; the kernels' arrays; the validator's). Resident
+    memory measured at SCALE 22 on the largest rank (docs/measurements.md, session 23): P = 4 exchange 1.08,
+    construction 1.07, the kernels' set-up 1.19 GiB; plan 1.09, 1.17 and 1.17."""
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
