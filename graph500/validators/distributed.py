@@ -361,20 +361,34 @@ def _tree_levels(vg, kernel, parents, root, reached):
         pending = xp.flatnonzero(reached & (ancestor != root))
         if not comm.allreduce(int(pending.shape[0]), "sum"):
             break
-        targets = ancestor[pending]
+        targets, target_of = _asked_once(xp, ancestor[pending], vg.num_vertices)
         order = xp.argsort((targets // vg.blocks.block).astype(xp.int16 if comm.size < 2**15 else xp.int32),
                            kind="stable")  # grouped by owner: a radix sort of small keys
-        pending, targets = pending[order], targets[order]
+        targets = targets[order]
         send_counts = vg.blocks.counts_of(targets, xp)
         (asked,), asked_counts = comm.alltoallv((targets,), send_counts)
         asked -= vg.first
         answers, _ = comm.alltoallv((ancestor[asked], depth[asked]), asked_counts, send_counts)
-        depth[pending] += answers[1]
-        ancestor[pending] = answers[0]
+        answer_of = xp.empty_like(order)
+        answer_of[order] = xp.arange(order.shape[0], dtype=order.dtype)  # a target's place among the answers
+        answer_of = answer_of[target_of]
+        depth[pending] += answers[1][answer_of]
+        ancestor[pending] = answers[0][answer_of]
     fault = vg.lowest(first_true(xp, reached & (ancestor != root)))
     raise_cycle(kernel, None if fault is None else fault[0], root)
     depth_dtype = numpy.int32 if vg.num_vertices <= 2**29 else numpy.int64  # as one process's levels
     return xp.where(reached, depth, -1).astype(depth_dtype)
+
+
+def _asked_once(xp, targets, num_vertices):
+    """``(targets to ask, each target's index among them)``: on NumPy each distinct target once (a round's pending
+    vertices share few ancestors: at SCALE 21 a BFS tree's 1.2 million ask 117 thousand, then 3.9 thousand), found
+    with a transient bitmap of all N (the harness has freed the rank's slice of tuples, 12 bytes a tuple, by
+    then); on CuPy every target as it is."""
+    if xp is not numpy:
+        return targets, xp.arange(targets.shape[0], dtype=xp.int64)
+    distinct = DistinctLabels((targets,), num_vertices)
+    return distinct.labels.astype(numpy.int64), distinct.places(targets, numpy.empty(targets.shape[0], numpy.int64))
 
 
 def _fault(raise_fault, *args):
