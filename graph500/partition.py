@@ -77,6 +77,12 @@ def tuple_range(num_tuples, rank, num_ranks):
     return rank * num_tuples // num_ranks, (rank + 1) * num_tuples // num_ranks
 
 
+def index_dtype_for(count):
+    """The dtype of labels or indices below ``count`` that may be -1 or differenced (a graph's neighbours, parents,
+    offsets): int32 while ``count <= 2^31``, else int64."""
+    return np.dtype(np.int32) if count <= 1 << 31 else np.dtype(np.int64)
+
+
 def stored_label_dtype(num_vertices):
     """The dtype of labels held but never negative nor subtracted (a rank's slice of the tuples, input labels a
     map returns, distinct labels): uint32 while ``num_vertices <= 2^32`` (SCALE 32 included), else int64."""

@@ -14,12 +14,13 @@ from typing import Any
 
 import numpy as np
 
-INT32_MAX_VERTICES = 2**31  # labels 0 .. 2^31 - 1 fit in int32
+from graph500.partition import index_dtype_for
 
 
 def neighbor_dtype(num_vertices):
-    """The dtype of ``neighbors``: int32 while ``num_vertices <= 2^31``, else int64."""
-    return np.dtype(np.int32) if num_vertices <= INT32_MAX_VERTICES else np.dtype(np.int64)
+    """The dtype of ``neighbors``: `partition.index_dtype_for` the vertices (int32 while ``num_vertices <=
+    2^31``)."""
+    return index_dtype_for(num_vertices)
 
 
 @dataclass

@@ -42,7 +42,7 @@ except ImportError:
     cupy = None
 
 from ..errors import ValidationError
-from ..partition import place
+from ..partition import index_dtype_for, place
 
 ENGINES = ("auto", "numba", "generic")
 TUPLE_CHUNK = 1 << 25  # tuples per chunk of the array-generic pass on CuPy arrays
@@ -118,11 +118,6 @@ def check_edges(src, dst, num_vertices, weights=None):
                      or int(src.max()) >= num_vertices or int(dst.max()) >= num_vertices):
         raise ValueError(f"edge endpoints must lie in [0, {num_vertices})")
     return num_vertices
-
-
-def index_dtype_for(num_vertices):
-    """The labels' dtype of a graph of ``num_vertices`` vertices: int32 where they fit."""
-    return numpy.int32 if num_vertices <= 2**31 else numpy.int64
 
 
 class ValidationGraph:

@@ -44,11 +44,10 @@ import math
 import numpy
 
 from ..errors import ValidationError
-from ..partition import DistinctLabels
+from ..partition import DistinctLabels, index_dtype_for
 from . import bfs, sssp
-from .common import (TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true,
-                     index_dtype_for, out_of_range, raise_cycle, raise_out_of_range, raise_root_not_self_parent,
-                     staged_chunks, wrong_length)
+from .common import (TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true, out_of_range,
+                     raise_cycle, raise_out_of_range, raise_root_not_self_parent, staged_chunks, wrong_length)
 
 # The tuple rules, in the order a single process reports them.
 _TUPLE_RULE_ORDER = {"reached-unreached-edge": 0, "level-jump": 1, "distance-not-minimal": 1}
