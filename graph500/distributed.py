@@ -186,16 +186,16 @@ def memory_phases(scale, edgefactor, num_ranks):
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
     sent = slice_tuples * (2 * num_ranks - 1) // num_ranks
-    label_bytes = stored_label_dtype(num_vertices).itemsize  # a label in the BFS's rows, and on the wire
-    sent_bytes = 2 * label_bytes + 4  # a tuple on the wire: its labels and weight
-    held = RUNTIME_BYTES + slice_tuples * (2 * stored_label_dtype(num_vertices).itemsize + 4)
+    label_bytes = stored_label_dtype(num_vertices).itemsize  # a label held, on the wire and in the BFS's rows
+    sent_bytes = 2 * label_bytes + 4  # a tuple, held or on the wire: its labels and weight
+    held = RUNTIME_BYTES + slice_tuples * sent_bytes
     entries = 2 * slice_tuples
     return {"exchange": held + 2 * sent * sent_bytes,
             "construction": held  # the rows of the rank's block, from the received tuples (freed once sorted)
             + build_memory_bytes(slice_tuples, owned, True, bound=False, freed_inputs=sent * sent_bytes),
             "validation set-up": held + entries * (4 + 4 + label_bytes) + owned * KERNEL_OWNED_BYTES
             + min(num_vertices, owned + kronecker_distinct_vertices(scale, entries))
-            * stored_label_dtype(num_vertices).itemsize  # the BFS's labels met: its block's, its rows' neighbours
+            * label_bytes  # the BFS's labels met (its block's, its rows' neighbours'), an input label each
             + whole_graph_bytes(scale) + slice_tuples * VALIDATION_TUPLE_BYTES
             + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES}
 

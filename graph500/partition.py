@@ -100,7 +100,8 @@ class DistinctLabels:
             set_bits(self.words, array)
         label_dtype = stored_label_dtype(num_vertices)
         self.word_ranks = _word_ranks(self.words, np.empty(self.words.shape[0], dtype=label_dtype))
-        self.labels = _labels_of(self.words, self.word_ranks, np.empty(0, dtype=label_dtype))
+        count = int(self.word_ranks[-1]) + int(popcount(self.words[-1]))
+        self.labels = _labels_of(self.words, self.word_ranks, np.empty(count, dtype=label_dtype))
 
     def places(self, labels, out):
         """Each label's place among the distinct ones, into ``out``; -1 stays -1 and a label not among them
@@ -144,9 +145,8 @@ def _word_ranks(words, ranks):
 
 
 @numba.njit(cache=True)
-def _labels_of(words, word_ranks, like):
-    """The set bits' labels, in an array of ``like``'s dtype."""
-    labels = np.empty(np.int64(word_ranks[-1]) + popcount(words[-1]), dtype=like.dtype)
+def _labels_of(words, word_ranks, labels):
+    """The set bits' labels, written into ``labels`` (as many as there are set bits)."""
     for w in range(words.shape[0]):
         word, at = words[w], word_ranks[w]
         while word:

@@ -137,18 +137,14 @@ class ValidationGraph:
     """
 
     def __init__(self, src, dst, weights, num_vertices, src_offsets=None):
-        """Take NumPy tuples already without self-loops and grouped by first endpoint (and their offsets, if
-        known; ``src`` None with them: the first endpoints are the offsets' groups), or CuPy tuples in any
-        order."""
+        """Take NumPy tuples without self-loops grouped by first endpoint, as ``src_offsets`` and ``dst`` (``src``
+        None: the first endpoints are the offsets' groups), or CuPy tuples in any order (``src`` and ``dst``)."""
         self._src = src
         self.dst = dst
         self.weights = weights
         self.num_vertices = num_vertices
         xp = array_module(dst)
         if xp is numpy:
-            if src_offsets is None:
-                src_offsets = numpy.zeros(num_vertices + 1, dtype=numpy.int64)
-                src_offsets[1:] = numpy.cumsum(numpy.bincount(src, minlength=num_vertices))
             self.src_offsets = src_offsets
             self._first_endpoint_counts = None  # the offsets' differences, made when asked
         else:
@@ -181,11 +177,11 @@ class ValidationGraph:
         """Prepare the M input tuples (src[i], dst[i]) with optional float32 weights."""
         xp = array_module(src, dst)
         num_vertices = check_edges(src, dst, num_vertices, weights)
-        index_dtype = index_dtype_for(num_vertices)
         if xp is numpy:
             return cls.from_host_edges(src, dst, num_vertices, weights)
         if weights is not None:
             weights = weights.astype(numpy.float32, copy=False)
+        index_dtype = index_dtype_for(num_vertices)
         return cls(src.astype(index_dtype, copy=False), dst.astype(index_dtype, copy=False), weights, num_vertices)
 
     @classmethod
@@ -210,8 +206,7 @@ class ValidationGraph:
         if array_module(self.dst) is not numpy:
             raise TypeError("the grouping by second endpoint serves the Numba BFS pass, on NumPy arrays only")
         if self._incoming is None:
-            self._incoming = (group_by_key(self.dst, self._src, None, self.num_vertices, self.dst.dtype)[:2]
-                              if self._src is not None else transposed(self.src_offsets, self.dst, self.num_vertices))
+            self._incoming = transposed(self.src_offsets, self.dst, self.num_vertices)
         return self._incoming
 
     def tuple_chunks(self):

@@ -69,7 +69,7 @@ def memory_phases(scale, edgefactor):
     """Host bytes of a run at its three peaks: ``construction`` (the edge list, the builder's typical
     scratch), ``validation set-up`` (the edge list, the graph, the kernels' arrays and the validator's grouped
     tuples: the run's peak), ``searches`` (the edge list freed, the outputs); all with the runtime. Peak
-    resident memory measured on 2 threads: 3.72 GiB at SCALE 22 (this plan: 3.94)."""
+    resident memory measured on 2 threads: 3.55 GiB at SCALE 22 (this plan: 3.69)."""
     num_vertices = 1 << scale
     num_tuples = edgefactor << scale
     edge_list = num_tuples * (8 + 8 + 4)

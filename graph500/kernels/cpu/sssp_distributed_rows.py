@@ -7,8 +7,7 @@ import numba
 import numpy as np
 
 from graph500.kernels.cpu.frontier import balanced_bounds
-from graph500.kernels.graph import neighbor_dtype
-from graph500.partition import DistinctLabels, place
+from graph500.partition import DistinctLabels, index_dtype_for, place
 
 LOCAL_LIGHT, REMOTE_LIGHT, LOCAL_HEAVY, REMOTE_HEAVY = 0, 1, 2, 3  # the parts of a row, in order
 ROW_PARTS = 4
@@ -106,7 +105,7 @@ def _columns_and_ghosts(graph, new_label):
     # lexsort by (owner, target) took 7x as long as marks in a table of N flags).
     ordered_label = owner * blocks.block + target
     ordered = DistinctLabels((ordered_label,), graph.num_vertices)
-    column_dtype = neighbor_dtype(max(graph.num_local, ordered_label.shape[0]))  # int32 where the indices fit
+    column_dtype = index_dtype_for(max(graph.num_local, ordered_label.shape[0]))  # int32 where the indices fit
     column_at = np.empty(labels.shape[0], dtype=column_dtype)
     column_at[remote] = ordered.places(ordered_label, np.empty(ordered_label.shape[0], dtype=column_dtype))
     column_at[~remote] = new_label[labels[~remote] - first]

@@ -112,7 +112,7 @@ class OwnerRequests:
         cupy.cuda.runtime.memsetAsync(self._sizes.data.ptr, 0, self._sizes.nbytes, stream.ptr)
         self._send((self._grid,), (THREADS,),
                    (self.touched, i64(self._num_words), i64(self._block), self.staging, *self._sent, self._sizes))
-        return self.transfer(min(self.capacity, int(bound)))
+        return self.transfer(bound)  # clamped to the capacity there
 
     def transfer(self, width):
         """The blind exchange of what the send buffers hold: each rank's size and the first ``width`` requests of
