@@ -20,7 +20,7 @@ taking every search as covering the M = edgefactor * 2^SCALE input edges, so
 the ratios compare like with like; kernel 1's seconds), each multi-GPU row
 with its ratio to the one-GPU row (weak: TEPS ratio, 1.0 = no gain; the
 ideal is G). Then, per multi-GPU run, the BFS levels (medians over the keys
-that reach them) with their compute and exchange milliseconds from CUDA
+that reach them: the frontier, the edges the busiest GPU scanned) with their compute and exchange milliseconds from CUDA
 events on rank 0's stream (an exchange also waits for the slowest rank),
 the SSSP phases of the last key's search, and a plain NCCL allgather of one
 frontier bitmap (N / 8 bytes) for comparison with a level's exchange; the
@@ -129,6 +129,8 @@ def measure(args):
         **{f"{name}_median_ms": 1e3 * float(np.median(times)) for name, times in seconds.items()},
         "levels": [[depth, "/".join(sorted({entry["direction"] for entry in entries})), len(entries),
                     float(np.median([entry["frontier"] for entry in entries])),
+                    float(np.median([entry.get("busiest_scanned_edges", entry.get("scanned_edges", 0))
+                                     for entry in entries])),
                     *(1e3 * float(np.median([entry.get(key, 0.0) for entry in entries]))
                       for key in ("seconds", "compute_seconds", "exchange_seconds"))]
                    for depth, entries in sorted(levels.items())],
@@ -210,8 +212,8 @@ def main():
         print(f"\n{record['gpus']} GPU(s), SCALE {record['scale']}: BFS {record['bfs_median_ms']:.2f} ms, SSSP "
               f"{record['sssp_median_ms']:.2f} ms a search (medians)" + (
                   "" if allgather is None else f"; a plain NCCL allgather of the frontier bitmap {allgather:.3f} ms"))
-        print(tabulate(record["levels"], headers=["level", "direction", "keys", "frontier", "ms", "compute ms",
-                                                  "exchange ms"], floatfmt=".3f"))
+        print(tabulate(record["levels"], headers=["level", "direction", "keys", "frontier", "scanned a GPU", "ms",
+                                                  "compute ms", "exchange ms"], floatfmt=".3f"))
         print("SSSP phases (last key): " + ", ".join(
             f"{key} {1e3 * value:.2f} ms" if key.endswith("seconds") else f"{key} {value}"
             for key, value in record["sssp_phases"].items()))

@@ -36,7 +36,7 @@ claims always fit it); ``graph_levels`` (GRAPH_LEVELS 2: captured levels
 launched per read; one that does not run still costs its empty exchange:
 2 was 1.04x 4 on two GPUs at SCALE 27);
 ``trace`` (per level: direction, frontier, its edges and the most one rank
-holds, seconds of compute and exchange from CUDA events; off when timed).
+holds, the edges scanned and the most one rank scanned, seconds of compute and exchange from CUDA events; off when timed).
 """
 
 import numpy as np
@@ -179,13 +179,16 @@ class DistributedDirectionOptimizingBFS:
                 size, edges, busiest, scanned_edges = self._global_counts(counts)
             else:
                 frontier = self._bottom_up_level(level, parent, timer)
-                sums = self._counters.read()[self._sums_first:]
+                counts = self._counters.read()
+                sums = counts[self._sums_first:]
                 size, edges, scanned_edges = (int(sums[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, SCANNED_EDGES))
                 busiest = 0  # not summed: the rule weighs the frontier's edges only for a top-down level
             unexplored -= edges
             if self.record_trace:
                 self.trace.append({"direction": direction, **expanded, "discovered": size,
-                                   "scanned_edges": scanned_edges, **self._phase_seconds(timer)})
+                                   "scanned_edges": scanned_edges,
+                                   "busiest_scanned_edges": self.comm.allreduce(int(counts[SCANNED_EDGES]), "max"),
+                                   **self._phase_seconds(timer)})
             level += 1
         return self._to_input_labels(parent, root) if renumbered else parent
 
