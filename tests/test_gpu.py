@@ -58,7 +58,7 @@ DO_VARIANTS = {
     "host-asks-small-levels": {"small_follow": False},
 }
 # Delta-stepping settings that force every path: default, narrow buckets, (nearly) all heavy, all light,
-# a pull in every heavy phase, push only without a tail, the tail from the second bucket on.
+# a pull in every heavy phase, push only without a tail, the tail from the second bucket on, the tail pushed.
 SSSP_VARIANTS = {
     "default": {},
     "narrow": {"delta": 0.03},
@@ -67,6 +67,7 @@ SSSP_VARIANTS = {
     "always-pull": {"pull_ratio": 0.0},
     "push-only": {"pull_ratio": float("inf"), "tail_edges": float("inf")},
     "tail-at-once": {"tail_edges": 0.0},
+    "tail-pushed": {"tail_pull": False},
 }
 
 
@@ -631,6 +632,19 @@ def test_gpu_sssp_pulls_the_hub_core_and_ends_with_a_tail(kronecker_16):
     for root in roots:
         validate_sssp(validation_graph, root, *kernel.search(root))
         assert kernel.summary["pulls"] >= 1 and kernel.summary["tail_iterations"] >= 1
+
+
+def test_gpu_sssp_tail_pull_replaces_the_first_push_with_the_same_distances(kronecker_16):
+    csr, validation_graph, roots = kronecker_16
+    pulled = gpu_sssp.DeltaSteppingSSSP(csr, pull_ratio=0.0)
+    pushed = gpu_sssp.DeltaSteppingSSSP(csr, pull_ratio=0.0, tail_pull=False)
+    for root in roots:
+        parents, distances = pulled.search(root)
+        assert validate_sssp(validation_graph, root, parents, distances) > 0
+        _, pushed_distances = pushed.search(root)
+        assert pulled.summary["pulls"] == pushed.summary["pulls"] + 1  # the tail's first round
+        assert pulled.summary["relaxed_edges"] < pushed.summary["relaxed_edges"]
+        assert cupy.array_equal(distances, pushed_distances)  # one least fixed point, however reached
 
 
 def test_default_delta_falls_with_the_square_root_of_the_largest_degree(kronecker_16):

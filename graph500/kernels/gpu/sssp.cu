@@ -239,18 +239,24 @@ __device__ __forceinline__ u64 pull_long_row(i64 begin, i64 end, float low, floa
     return best;
 }
 
-// Heavy phase by pull, for the bucket [low, high): every vertex at or past `high` takes the
-// least candidate from its neighbours in the bucket (final), when it lowers its distance.
-// Neighbours below `low` need not be read: their buckets' heavy phases have relaxed all
-// their edges that land past them. The candidates land at or past `high`, so no vertex below
-// `high` changes and each vertex is written by its own thread only. A row longer than
+// A pull for the bucket [low, high): every vertex at or past `from` takes the least candidate
+// from its neighbours in the bucket, when it lowers its distance. Neighbours below `low` need
+// not be read: their buckets' heavy phases have relaxed all their edges that land past them.
+// The heavy phase (from = high): the candidates land at or past `high`, so no vertex below
+// `high` changes, and each is final. The tail (from = low, high = inf: one Bellman-Ford round
+// in place of the push from every vertex of the tail): a vertex of the tail may change while
+// others read its distance; either value is a path's length, and each vertex that changes
+// joins `next_queue` (with FRONTIER_SIZE and FRONTIER_EDGES: all its edges), whose push
+// carries the change on. Each vertex is written by its own thread only. A row longer than
 // PULL_WARP_ROW is taken by its whole warp. The states and rows are the rank's (local), the
 // neighbours' distances every vertex's.
 extern "C" __global__ void __launch_bounds__(THREADS)
-pull_bucket(i64 num_vertices, float low, float high, const i64* __restrict__ offsets,
+pull_bucket(i64 num_vertices, float from, float low, float high, const i64* __restrict__ offsets,
             const int* __restrict__ neighbors, const float* __restrict__ weights, u64* __restrict__ state,
-            const float* __restrict__ distance, int stride) {
+            const float* __restrict__ distance, int stride, int* __restrict__ next_queue,
+            u64* __restrict__ counters) {
     const int lane = threadIdx.x & 31;
+    BlockTally<FRONTIER_EDGES + 1> tally;
     const i64 grid_stride = (i64)gridDim.x * THREADS;
     for (i64 block_base = blockIdx.x * (i64)THREADS; block_base < num_vertices; block_base += grid_stride) {
         const i64 v = block_base + threadIdx.x;
@@ -258,7 +264,7 @@ pull_bucket(i64 num_vertices, float low, float high, const i64* __restrict__ off
         i64 begin = 0, end = 0;
         if (v < num_vertices) {
             current = __ldcg(&state[v]);
-            if (!(distance_of(current) < high)) {
+            if (!(distance_of(current) < from)) {
                 begin = offsets[v];
                 end = offsets[v + 1];
             }
@@ -274,8 +280,14 @@ pull_bucket(i64 num_vertices, float low, float high, const i64* __restrict__ off
                                                distance, stride);
             if (lane == owner) best = row_best;
         }
-        if (distance_of(best) < bound) state[v] = best;
+        const bool lowered = distance_of(best) < bound;
+        if (lowered) state[v] = best;
+        if (next_queue != nullptr) {
+            warp_append(lowered, (int)v, next_queue, &counters[FRONTIER_SIZE]);
+            if (lowered) tally.values[FRONTIER_EDGES] += end - begin;
+        }
     }
+    if (next_queue != nullptr) tally.add_to(counters);
 }
 
 // Several GPUs, before a pull: the distances of the rank's states, for every rank to gather.

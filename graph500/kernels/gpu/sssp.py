@@ -17,7 +17,9 @@ in increasing order:
    it, each row read until its weights cannot beat the best so far), by the
    edges each would read.
 4. Tail: once the settled vertices hold ``tail_edges`` of the edges, one
-   bucket [low, inf) relaxed Bellman-Ford style.
+   bucket [low, inf) relaxed Bellman-Ford style, its first round a pull
+   (every vertex at or past ``low`` reads its row until the weights cannot
+   beat its distance; those lowered push on) where the pull reads less.
 
 A vertex's distance and parent are one 64-bit word (float32 bits << 32 |
 parent): a relaxation is one ``atomicMin``. Rows are sorted by weight at
@@ -33,6 +35,7 @@ Tunables: ``delta`` (default ``delta_for`` the largest degree:
 ``delta_scale`` / sqrt(max degree), DELTA_SCALE 12.75, the best width fell
 as graphs grew), ``pull_ratio`` (PULL_RATIO 0.2: a pull reads far less than
 its bound), ``tail_edges`` (TAIL_EDGES 0.5: the hub core behind the search),
+``tail_pull`` (True: the tail's first round pulled, by the same rule),
 ``trace``. ``self.summary`` holds the last search's counts and, traced, its
 phases' seconds. Measurements behind each choice: docs/kernels/gpu-sssp.md.
 """
@@ -87,7 +90,7 @@ class DeltaSteppingSSSP:
     backend = "gpu"
 
     def __init__(self, graph, *, delta=None, delta_scale=DELTA_SCALE, pull_ratio=PULL_RATIO,
-                 tail_edges=TAIL_EDGES, trace=False):
+                 tail_edges=TAIL_EDGES, tail_pull=True, trace=False):
         if graph.weights is None:
             raise ValueError("delta-stepping needs a weighted graph")
         partitioned = isinstance(graph, PartitionedGraph)
@@ -105,6 +108,7 @@ class DeltaSteppingSSSP:
         self.delta = np.float32(delta)
         self.pull_ratio = pull_ratio
         self.tail_edges = tail_edges
+        self.tail_pull = bool(tail_pull)
         # the vertices a search reads, [0, filled): a degree-ordered graph puts those without edges last
         self._filled_vertices = filled_vertices(graph)
         sort_rows_by_weight(graph)
@@ -161,7 +165,7 @@ class DeltaSteppingSSSP:
             self._counts["buckets"] += 1
             tail = settled_edges >= self.tail_edges * self._total_edges  # from the next bucket on
             timer.start("tail_seconds" if high == INFINITY else "light_seconds")
-            counts = self._light_phase(counts, high)
+            counts = self._light_phase(low, high, self._total_edges - settled_edges)
             if high == INFINITY:
                 break
             members_edges = self._global(counts[MEMBERS_EDGES], "sum")
@@ -206,20 +210,29 @@ class DeltaSteppingSSSP:
         """``value`` (an int) summed or maximised over the ranks."""
         return int(self._comm.allreduce(value, op)) if self._comm else value
 
-    def _light_phase(self, counts, high):
-        """Relax the frontier until it is empty on every rank: the bucket's distances are final. The rank's
-        last counts."""
-        iterations = "tail_iterations" if high == INFINITY else "light_iterations"
+    def _light_phase(self, low, high, unsettled_edges):
+        """Relax the frontier until it is empty on every rank: the bucket's distances are final. The tail's first
+        round a pull where that reads less than the push (``tail_pull``; ``unsettled_edges``: every rank's). The
+        rank's last counts."""
+        tail = high == INFINITY
+        iterations = "tail_iterations" if tail else "light_iterations"
         size, edges = self._local_frontier()
+        pull_first = tail and self.tail_pull
         while True:
             total_size, total_edges = self._global_sums(size, edges)
             if not total_size:
                 break
-            self._counts["relaxed_edges"] += edges
             self._counts[iterations] += 1
             self._counters.reset(MEMBERS_SIZE)  # frontier counts only: the members' accumulate over the bucket
-            counts = self._relax(self._queue, size, edges, self._frontier_end(high), high, self._next_queue,
-                                 total_edges)
+            if pull_first and self._pulled(total_edges, unsettled_edges):
+                self._pull(low, low, high, self._next_queue, self._timer)  # the neighbours' distances gathered
+                self._timer.start("tail_seconds")
+                counts = self._read()
+            else:
+                self._counts["relaxed_edges"] += edges
+                counts = self._relax(self._queue, size, edges, self._frontier_end(high), high, self._next_queue,
+                                     total_edges)
+            pull_first = False
             self._queue, self._next_queue = self._next_queue, self._queue
             size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
         return [int(c) for c in self._counters.host]
@@ -238,22 +251,31 @@ class DeltaSteppingSSSP:
         """Relax the edges that land past the bucket: pushed from the members or pulled, whichever reads less
         (``members_edges``, ``unsettled_edges``: every rank's). A pull reads the neighbours' distances: on several
         ranks, first gathered from every rank."""
-        if members_edges > self.pull_ratio * (unsettled_edges + self._total_filled):
-            self._counts["pulls"] += 1
-            distances, stride = self._neighbour_distances(timer)
-            timer.start("pull_seconds")
-            graph = self.graph
-            filled = self._filled_vertices
-            pull = _kernel("pull_bucket")
-            pull((runtime.persistent_blocks(pull, THREADS, filled),), (THREADS,),
-                 (i64(filled), low, high, graph.offsets, graph.neighbors, graph.weights, self._state, distances,
-                  i32(stride)))
+        if self._pulled(members_edges, unsettled_edges):
+            self._pull(high, low, high, None, timer)
         else:
             timer.start("push_seconds")
             local_edges = int(self._counters.host[MEMBERS_EDGES])
             self._counts["relaxed_edges"] += local_edges
             self._relax(self._members, int(self._counters.host[MEMBERS_SIZE]), local_edges, self._row_end, high,
                         None, members_edges)
+
+    def _pulled(self, edges, unsettled_edges):
+        """Whether a pull reads less than a push of ``edges`` (every rank's) would."""
+        return edges > self.pull_ratio * (unsettled_edges + self._total_filled)
+
+    def _pull(self, pulling_from, low, high, next_queue, timer):
+        """Every vertex at or past ``pulling_from`` takes its best candidate from its neighbours in [low, high)
+        (sssp.cu's pull_bucket); with a ``next_queue``, those it lowers join it (the tail's pull)."""
+        self._counts["pulls"] += 1
+        distances, stride = self._neighbour_distances(timer)
+        timer.start("pull_seconds")
+        graph = self.graph
+        filled = self._filled_vertices
+        pull = _kernel("pull_bucket")
+        pull((runtime.persistent_blocks(pull, THREADS, filled),), (THREADS,),
+             (i64(filled), np.float32(pulling_from), low, high, graph.offsets, graph.neighbors, graph.weights,
+              self._state, distances, i32(stride), runtime.pointer_or_null(next_queue), self._counters.device))
 
     def _neighbour_distances(self, timer):
         """``(distances, stride)``: every vertex's distance at ``distances[v * stride]``: the states' float32 high
