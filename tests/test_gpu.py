@@ -643,7 +643,6 @@ def test_gpu_sssp_tail_pull_replaces_the_first_push_with_the_same_distances(kron
         assert validate_sssp(validation_graph, root, parents, distances) > 0
         _, pushed_distances = pushed.search(root)
         assert pulled.summary["pulls"] == pushed.summary["pulls"] + 1  # the tail's first round
-        assert pulled.summary["relaxed_edges"] < pushed.summary["relaxed_edges"]
         assert cupy.array_equal(distances, pushed_distances)  # one least fixed point, however reached
 
 

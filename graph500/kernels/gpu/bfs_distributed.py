@@ -81,7 +81,8 @@ class DistributedDirectionOptimizingBFS:
     distributed = True
 
     def __init__(self, graph, *, alpha=SEVERAL_ALPHA, beta=BETA, gamma=GAMMA, short_scan=SHORT_SCAN, row_copy=True,
-                 interleaved_rows=True, small_edges=SMALL_LEVEL_EDGES, graph_levels=GRAPH_LEVELS, trace=False):
+                 interleaved_rows=True, small_edges=SMALL_LEVEL_EDGES, graph_levels=GRAPH_LEVELS,
+                 blind_capacity=requests.BLIND_CAPACITY, trace=False):
         self.graph = graph = device_part(graph, self.name)
         self.comm = comm = graph.comm
         self.alpha, self.beta = float(alpha), float(beta)
@@ -118,8 +119,8 @@ class DistributedDirectionOptimizingBFS:
         self._counters = runtime.DeviceCounters(self._sums_first + SUMMED_COUNTERS)
         self._small_state = self._counters.device[self._state_first:self._sums_first]
         # claims of other blocks' vertices: parents staged per vertex (int32 bits), sent to their owners
-        self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0, self._counters, NUM_COUNTERS) \
-            if several else None
+        self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0, self._counters, NUM_COUNTERS,
+                                       int(blind_capacity)) if several else None
         self._queues = (self._queue, self._next_queue)
         # small top-down levels as CUDA graphs: several ranks, the parents in one array for every search
         self.small_edges = min(int(small_edges), self._requests.capacity) if several else 0
