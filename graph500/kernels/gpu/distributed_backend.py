@@ -52,9 +52,9 @@ from graph500.validators.distributed import DistributedValidationGraph
 # Device bytes of a rank: per row entry (neighbour, weight; the BFS's copy of the neighbours in label order where
 # it fits, as on one GPU); per owned vertex: offsets, the BFS's queues, prefix sums, parents (the search's and the
 # output) and strongest neighbours, the SSSP's light ends, states, queues, stamps, prefix sums and outputs; per
-# vertex of the whole graph: the label tables, bitmaps (the BFS's four, two touched), the requests of either kernel
-# (staging words and send buffers: BFS 4 + 8, SSSP 8 + 12), the SSSP's gathered distances, and the receive buffers
-# (grown to the largest exchange; planned at 8 bytes a vertex).
+# vertex of the whole graph: the label tables, bitmaps (the BFS's four, two touched, two sent), the requests of
+# either kernel (staging words and send buffers: BFS 4 + 8, SSSP 8 + 12), the SSSP's gathered distances, and the
+# receive buffers (grown to the largest exchange; planned at 8 bytes a vertex).
 ENTRY_BYTES = 4 + 4
 ROW_COPY_ENTRY_BYTES = 4
 OWNED_VERTEX_BYTES = 8 + (4 + 4 + 8 + 4 + 4 + 4) + (8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4)

@@ -9,7 +9,9 @@ its owner: one kernel (``send_touched`` in ``requests.cu``) moves every
 touched vertex and its value into its owner's segment of the send buffers
 (a warp of 32 words reserves its slots with one atomic) and clears the
 bitmap; the staging words keep what was sent (the SSSP stages a candidate
-only where it beats the last one sent, `clear` starts a search afresh).
+only where it beats the last one sent, `clear` starts a search afresh:
+it resets the words sent since the last clear, which ``send_touched`` marks
+in a second bitmap, instead of all N).
 
 No host round trip of its own: the counts travel with the requests. One
 group of NCCL transfers (`graph500.comm.NCCLCommunicator.transfers`),
@@ -25,7 +27,7 @@ in a second exchange between the ranks concerned, whose sizes the host now
 knows. Each owner receives at most one request per vertex of its block from
 each rank, however many edges reached it, in no particular order.
 
-Data structures: the touched bitmap (N bits), staging and the send buffers
+Data structures: the touched and sent bitmaps (N bits each), staging and the send buffers
 (one segment per rank, as long as its block: N vertices and N values), the
 blind part's receive buffers (``capacity`` requests per rank), the rest's
 receive buffers (grown to the largest seen, then reused: nothing is
@@ -74,6 +76,7 @@ class OwnerRequests:
         self._segments = np.array([blocks.begin(rank) for rank in range(size)], dtype=np.int64)
         self._block_counts = np.array([blocks.count(rank) for rank in range(size)], dtype=np.int64)
         self.touched = cupy.zeros(self._num_words, dtype=np.uint32)
+        self._sent_vertices = cupy.zeros(self._num_words, dtype=np.uint32)  # sent since the last `clear`
         self.staging = cupy.full(max(num_vertices, 1), self.initial, dtype=self.value_dtype)
         self._sent = (cupy.empty(max(num_vertices, 1), dtype=np.int32),
                       cupy.empty(max(num_vertices, 1), dtype=self.value_dtype))
@@ -85,7 +88,8 @@ class OwnerRequests:
         self._sizes = counters.device[first_counter:first_counter + 2 * size]  # sent to each rank, received from it
         self._layouts = {}  # a blind part's transfers by width (`transfer`)
         self._blind_sent, self._blind_received = [0] * size, 0  # the last blind part: sent to each rank, got from each
-        self._send = _send_touched(self.value_dtype)
+        self._send = _kernel("send_touched", self.value_dtype)
+        self._clear = _kernel("clear_sent", self.value_dtype)
         self._grid = runtime.persistent_blocks(self._send, THREADS, self._num_words)
 
     @staticmethod
@@ -93,8 +97,9 @@ class OwnerRequests:
         return 2 * comm.size
 
     def clear(self):
-        """Every staging word back to ``initial``."""
-        self.staging.fill(self.initial)
+        """Every staging word back to ``initial``: those sent since the last clear (every other one is)."""
+        self._clear((runtime.persistent_blocks(self._clear, THREADS, self._num_words),), (THREADS,),
+                    (self._sent_vertices, i64(self._num_words), self.staging, self.initial))
 
     @property
     def send_buffers(self):
@@ -111,7 +116,8 @@ class OwnerRequests:
         stream = cupy.cuda.get_current_stream()
         cupy.cuda.runtime.memsetAsync(self._sizes.data.ptr, 0, self._sizes.nbytes, stream.ptr)
         self._send((self._grid,), (THREADS,),
-                   (self.touched, i64(self._num_words), i64(self._block), self.staging, *self._sent, self._sizes))
+                   (self.touched, self._sent_vertices, i64(self._num_words), i64(self._block), self.staging,
+                    *self._sent, self._sizes))
         return self.transfer(bound)  # clamped to the capacity there
 
     def transfer(self, width):
@@ -164,13 +170,17 @@ class OwnerRequests:
         return Received(*received, total, 1)
 
 
+_TEMPLATES = ("send_touched", "clear_sent")
+
+
 def load_kernels():
     """Compile this module's kernels (the warm-up's one-rank kernels call it: a run of several ranks then
     compiles nothing inside a timed step)."""
-    for dtype in _VALUE_TYPES:
-        _send_touched(dtype)
+    for name in _TEMPLATES:
+        for dtype in _VALUE_TYPES:
+            _kernel(name, dtype)
 
 
-def _send_touched(dtype):
-    return runtime.kernel("requests", f"send_touched<{_VALUE_TYPES[np.dtype(dtype)]}>",
-                          tuple(f"send_touched<{value}>" for value in _VALUE_TYPES.values()))
+def _kernel(name, dtype):
+    return runtime.kernel("requests", f"{name}<{_VALUE_TYPES[np.dtype(dtype)]}>",
+                          tuple(f"{template}<{value}>" for template in _TEMPLATES for value in _VALUE_TYPES.values()))
