@@ -274,19 +274,12 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
 #define SMALL_CHOSEN 7        // the host chose this level's direction: the switching rule is not asked
 #define SMALL_STATE 8
 
-// The first level's frontier size and edges over every rank come from the host, whose choice
-// of top-down the first level takes; or, with `summed`, they are in the state already (the
-// search's root level, summed by an allreduce on the device: no host read before its levels)
-// and the first level asks the switching rule as the others do.
-extern "C" __global__ void small_levels_begin(u64* __restrict__ state, u64 size, u64 edges, u64 unexplored,
-                                              int summed) {
+extern "C" __global__ void small_levels_begin(u64* __restrict__ state, u64 size, u64 edges, u64 unexplored) {
     state[SMALL_GO] = state[SMALL_STOPPED] = state[SMALL_LEVELS] = state[SMALL_SIZE] = 0;
     state[SMALL_UNEXPLORED] = unexplored;
-    if (!summed) {
-        state[SMALL_GLOBAL_SIZE] = size;
-        state[SMALL_GLOBAL_EDGES] = edges;
-    }
-    state[SMALL_CHOSEN] = !summed;
+    state[SMALL_GLOBAL_SIZE] = size;
+    state[SMALL_GLOBAL_EDGES] = edges;
+    state[SMALL_CHOSEN] = 1;
 }
 
 // One thread. The level runs while the frontier is small (at most SMALL_FRONTIER vertices and

@@ -13,8 +13,7 @@ P times the most one rank holds where that is more (a top-down level lasts
 as long as its busiest rank); one counter read a level, and one MPI
 allreduce a top-down level. A bottom-up level runs as a captured CUDA graph
 (scan, allgather, its counts summed by NCCL on the device); small top-down
-levels too, decided on the device, several a read (the root's from its
-counts summed by NCCL: no read before them). Parents are global
+levels too, decided on the device, several a read. Parents are global
 labels written by the child's owner; P = 1 is the one-GPU search without
 its degree ordering.
 `docs/multi-gpu.md` has the details and the costs.
@@ -146,18 +145,11 @@ class DistributedDirectionOptimizingBFS:
               (i32(root), runtime.pointer_or_null(graph.new_label), i64(graph.first_vertex), i64(graph.num_local),
                i64(0 if renumbered else graph.num_local), i32(self._visited.shape[0]), self._never_searched,
                graph.offsets, u32(HUB_DEGREE), parent, self._visited, self._queue, self._counters.device))
+        size, edges, busiest = self._global_counts(self._counters.read())[:3]
+        unexplored = self._num_edges - edges
         direction, previous_size, level = TOP_DOWN, 0, 0
         frontier = None  # the whole frontier bitmap, while the last level was bottom-up
         self.trace = []
-        if self._small_graphs and not self.record_trace:  # the root's small levels: no read before them
-            self.comm.allreduce(self._counters.device[FRONTIER_SIZE:FRONTIER_EDGES + 1], "sum",
-                                out=self._small_state[SMALL_GLOBAL_SIZE:SMALL_GLOBAL_EDGES + 1])
-            level, size, edges, unexplored = self._small_levels(0, 0, self._num_edges, summed=True)
-            previous_size = 1 if level else 0
-            busiest = 0 if level else edges  # the root's edges are all its owner's
-        else:
-            size, edges, busiest = self._global_counts(self._counters.read())[:3]
-            unexplored = self._num_edges - edges
         while size:
             # a top-down level takes as long as its busiest rank: the rule weighs the frontier's edges so
             wanted = beamer_direction(direction, size, max(edges, self.comm.size * busiest), unexplored,
@@ -206,13 +198,12 @@ class DistributedDirectionOptimizingBFS:
         phases = timer.totals()
         return {"seconds": sum(phases.values()), **phases}
 
-    def _small_levels(self, size, edges, unexplored, summed=False):
+    def _small_levels(self, size, edges, unexplored):
         """Top-down levels of a small frontier (``size`` vertices, ``edges`` edges over every rank, ``unexplored``
-        edges besides; ``summed``: the size and edges already in the state, summed on the device), ``graph_levels``
-        captured levels (one when tracing) launched and the counters read once; a level runs while the frontier
-        stays small and top-down. ``(levels run, size, edges, unexplored)``."""
+        edges besides), ``graph_levels`` captured levels (one when tracing) launched and the counters read once;
+        a level runs while the frontier stays small and top-down. ``(levels run, size, edges, unexplored)``."""
         runtime.kernel("bfs", "small_levels_begin")(
-            (1,), (1,), (self._small_state, u64(size), u64(edges), u64(unexplored + edges), i32(summed)))
+            (1,), (1,), (self._small_state, u64(size), u64(edges), u64(unexplored + edges)))
         first = 0 if self._queue is self._queues[0] else 1
         for k in range(1 if self.record_trace else self.graph_levels):
             self._small_graphs[(first + k) % 2].launch()
