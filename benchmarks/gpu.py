@@ -186,7 +186,7 @@ def main():
                                                          if not kernels.is_distributed(kernels.get("bfs", "gpu", name))])
     parser.add_argument("--sssp", nargs="*", default=["default"], metavar="SETTING",
                         help="delta-stepping settings to run: default, or name=value,... of its tunables "
-                             "(delta, delta_scale, pull_ratio, tail_edges); none: skip SSSP")
+                             "(delta, delta_scale, pull_ratio, tail_edges, tail_pull); none: skip SSSP")
     parser.add_argument("--trace", action="store_true",
                         help="print the direction-optimizing BFS levels and the SSSP phases of one search")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
