@@ -20,6 +20,7 @@ import pytest
 from graph500 import validators
 from graph500.errors import ValidationError
 from graph500.validators import ValidationGraph, common
+from graph500.validators import bfs as bfs_validator
 
 
 def gpu_unavailable_reason():
@@ -222,7 +223,7 @@ def test_sssp_sums_in_float32(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("num_vertices", [1, 2, 3, 64, 65, 100])
+@pytest.mark.parametrize("num_vertices", [1, 2, 3, 64, 65, 100, 300, 40000])
 def test_long_path_passes(engine, num_vertices):
     # The deepest tree: every pointer-jumping round is needed.
     src = np.arange(num_vertices - 1)
@@ -375,6 +376,27 @@ def test_bfs_level_jump(engine):
     parents[3] = 2  # 3 moves to level 3 through real edges; edge 0-3 now spans 3 levels
     error = assert_bfs_rule(engine, vg, parents, "level-jump")
     assert set(error.edge) == {0, 3}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("depth", [100, 200, 40000])
+def test_bfs_level_jump_in_a_deep_tree(engine, depth):
+    # A path whose last vertex also touches the root: the path as the tree puts it `depth` levels down (levels of a
+    # byte, two bytes and four bytes in the tuple pass).
+    src = np.concatenate([np.arange(depth), [0]])
+    dst = np.concatenate([np.arange(1, depth + 1), [depth]])
+    vg = ValidationGraph.from_edges(src, dst, depth + 1)
+    parents = np.concatenate([[0], np.arange(depth)])
+    error = assert_bfs_rule(engine, vg, parents, "level-jump")
+    assert set(error.edge) == {0, depth}
+
+
+@pytest.mark.parametrize(("deepest", "dtype"), [(-1, np.int8), (127, np.int8), (128, np.int16), (32767, np.int16),
+                                                (32768, np.int32)])
+def test_tuple_pass_levels_take_the_narrowest_type(deepest, dtype):
+    levels = np.array([-1, 0, deepest], dtype=np.int32)
+    narrowed = bfs_validator.narrowest_levels(levels)
+    assert narrowed.dtype == dtype and narrowed.tolist() == levels.tolist()
 
 
 @pytest.mark.parametrize("engine", ENGINES)
