@@ -78,10 +78,25 @@ def edge_pass(xp, vg, root, reached, parents, distances, engine, confirmed=None)
     if use_numba(engine, xp):
         if confirmed is None:
             confirmed = numpy.zeros(vg.num_vertices, dtype=numpy.bool_)
-        chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, vg.weights, parents, distances, confirmed,
-                                         chunk_count())
+        chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, vg.weights, vertex_records(parents, distances),
+                                         confirmed, chunk_count())
         return (*earliest_per_rule(chunk_firsts), first_unconfirmed(xp, reached, confirmed, root))
     return generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed)
+
+
+def vertex_records(parents, distances):
+    """Each vertex's parent and distance side by side (a NumPy record array): the tuple pass reads both at
+    random for every tuple, one cache line instead of two."""
+    records = numpy.empty(parents.shape[0], dtype=[("parent", parents.dtype), ("distance", numpy.float32)])
+    _fill_records(parents, distances, records)
+    return records
+
+
+@numba.njit(parallel=True, cache=True)
+def _fill_records(parents, distances, records):
+    for v in numba.prange(parents.shape[0]):
+        records[v].parent = parents[v]
+        records[v].distance = distances[v]
 
 
 def raise_tuple_fault(vg, reached, distances, reached_unreached, not_minimal):
@@ -175,10 +190,10 @@ def generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed=None)
 
 
 @numba.njit(parallel=True, cache=True)
-def fused_vertex_pass(src_offsets, dst, weights, parents, distances, confirmed, num_chunks):
+def fused_vertex_pass(src_offsets, dst, weights, vertices, confirmed, num_chunks):
     """Numba steps 3-4: each chunk's first offender per rule, -1 where none (columns: reached-unreached-edge,
     distance-not-minimal; tuple indices), and True in `confirmed` (length N, False before) for every vertex a
-    tuple joins to its parent with the weight that makes its distance.
+    tuple joins to its parent with the weight that makes its distance. `vertices`: `vertex_records`.
     """
     chunk_firsts = numpy.full((num_chunks, 2), -1, dtype=numpy.int64)
     for chunk in numba.prange(num_chunks):
@@ -186,16 +201,16 @@ def fused_vertex_pass(src_offsets, dst, weights, parents, distances, confirmed, 
         first_not_minimal = -1
         for u in range(chunk_start(src_offsets, chunk, num_chunks),
                        chunk_start(src_offsets, chunk + 1, num_chunks)):
-            parent_u = parents[u]
-            distance_u = distances[u]
+            parent_u = vertices[u].parent
+            distance_u = vertices[u].distance
             for e in range(src_offsets[u], src_offsets[u + 1]):
                 v = dst[e]
-                parent_v = parents[v]
+                parent_v = vertices[v].parent
                 if parent_u < 0 or parent_v < 0:
                     if (parent_u < 0) != (parent_v < 0) and first_reached_unreached < 0:
                         first_reached_unreached = e
                     continue
-                distance_v = distances[v]
+                distance_v = vertices[v].distance
                 via_u = distance_u + weights[e]
                 via_v = distance_v + weights[e]
                 if (distance_v > via_u or distance_u > via_v) and first_not_minimal < 0:
