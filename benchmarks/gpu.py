@@ -185,8 +185,8 @@ def main():
     parser.add_argument("--kernels", nargs="+", default=[name for name in kernels.available("bfs", "gpu")
                                                          if not kernels.is_distributed(kernels.get("bfs", "gpu", name))])
     parser.add_argument("--sssp", nargs="*", default=["default"], metavar="SETTING",
-                        help="delta-stepping settings to run: default, or name=value,... of its tunables "
-                             "(delta, delta_scale, pull_ratio, tail_edges, tail_pull); none: skip SSSP")
+                        help="delta-stepping settings to run: default, or name=value,... of its tunables (delta, "
+                             "delta_scale, pull_ratio, tail_edges, tail_pull); none: skip SSSP")
     parser.add_argument("--trace", action="store_true",
                         help="print the direction-optimizing BFS levels and the SSSP phases of one search")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")

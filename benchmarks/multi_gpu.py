@@ -20,8 +20,9 @@ taking every search as covering the M = edgefactor * 2^SCALE input edges, so
 the ratios compare like with like; kernel 1's seconds), each multi-GPU row
 with its ratio to the one-GPU row (weak: TEPS ratio, 1.0 = no gain; the
 ideal is G). Then, per multi-GPU run, the BFS levels (medians over the keys
-that reach them: the frontier, the edges the busiest GPU scanned) with their compute and exchange milliseconds from CUDA
-events on rank 0's stream (an exchange also waits for the slowest rank),
+that reach them: the frontier, the edges the busiest GPU scanned) with their
+compute and exchange milliseconds from CUDA events on rank 0's stream (an
+exchange also waits for the slowest rank),
 the SSSP phases of the last key's search, and a plain NCCL allgather of one
 frontier bitmap (N / 8 bytes) for comparison with a level's exchange; the
 same for the one-GPU run (its traced levels take one level per launch).

@@ -34,9 +34,12 @@ on two GPUs at SCALE 27, a noisy median); ``small_edges``
 (SMALL_LEVEL_EDGES 2^16, the requests' blind capacity: a captured level's
 claims always fit it); ``graph_levels`` (GRAPH_LEVELS 2: captured levels
 launched per read; one that does not run still costs its empty exchange:
-2 was 1.04x 4 on two GPUs at SCALE 27);
+2 was 1.04x 4 on two GPUs at SCALE 27); ``blind_capacity``
+(`requests.BLIND_CAPACITY` 2^16 a rank: 2^19 and 2^21 were 1.01-1.05x,
+within the noise, and the blind buffers grow with the ranks);
 ``trace`` (per level: direction, frontier, its edges and the most one rank
-holds, the edges scanned and the most one rank scanned, seconds of compute and exchange from CUDA events; off when timed).
+holds, the edges scanned and the most one rank scanned, seconds of compute
+and exchange from CUDA events; off when timed).
 """
 
 import numpy as np
