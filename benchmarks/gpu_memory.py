@@ -30,7 +30,7 @@ from graph500.kernels.gpu.backend import (CONTEXT_BYTES, EDGE_LIST_BYTES, device
 
 EDGEFACTOR = 16
 GPU_SIZES_GB = (24, 40, 48, 80, 94, 141, 192)  # marketing gigabytes (10^9 bytes)
-PHASES = ("construction", "searches", "validation")
+PHASES = ("construction", "bfs pass", "sssp pass")
 
 
 def measure(scale, roots):
@@ -68,37 +68,31 @@ def main():
         rows = []
         for scale in args.scales:
             facts = measure(scale, args.roots)
-            plan = device_memory_plan(scale, EDGEFACTOR, facts["bfs_row_copy"])
+            plan = device_memory_plan(scale, EDGEFACTOR)
             peak, estimate = facts["device_memory_peak_bytes"], facts["device_memory_estimate_bytes"]
-            rows.append([scale, "yes" if facts["bfs_row_copy"] else "no", *(gib(plan[phase]) for phase in PHASES),
-                         gib(estimate), gib(peak), f"{peak / estimate:.3f}"])
+            rows.append([scale, *(gib(plan[phase]) for phase in PHASES), gib(estimate), gib(peak),
+                         f"{peak / estimate:.3f}"])
         print(f"Device memory (GiB), edgefactor {EDGEFACTOR}; estimate = largest phase + context "
               f"({gib(CONTEXT_BYTES)} GiB):")
-        print(tabulate(rows, headers=["SCALE", "BFS row copy", *PHASES, "estimate", "measured peak",
+        print(tabulate(rows, headers=["SCALE", *PHASES, "estimate", "measured peak",
                                       "measured / estimate"]))
         print()
 
     scale = 28
     num_tuples = EDGEFACTOR << scale
-    plans = {copy: device_memory_plan(scale, EDGEFACTOR, copy) for copy in (False, True)}
+    plan = device_memory_plan(scale, EDGEFACTOR)
     print(f"Bytes per edge tuple by phase (SCALE {scale}, edgefactor {EDGEFACTOR}; per-vertex arrays included):")
-    print(tabulate([["device", *(f"{plans[False][phase] / num_tuples:.1f}" for phase in PHASES)],
-                    ["device, with the BFS's row copy", *(f"{plans[True][phase] / num_tuples:.1f}" for phase in PHASES)],
+    print(tabulate([["device", *(f"{plan[phase] / num_tuples:.1f}" for phase in PHASES)],
                     ["host (pinned edge list)", *([EDGE_LIST_BYTES] * len(PHASES))]],
                    headers=["", *PHASES]))
     print()
-    print("Largest SCALE per GPU memory size (edgefactor 16, memory less the CUDA context; the BFS's row copy "
-          "where it fits too):")
+    print("Largest SCALE per GPU memory size (edgefactor 16, memory less the CUDA context):")
     rows = []
     for size in GPU_SIZES_GB:
-        free = size * 10**9 - CONTEXT_BYTES
-        largest = largest_fitting_scale(EDGEFACTOR, free, None)
-        copy = memory_estimate_bytes(largest, EDGEFACTOR, bfs_row_copy=True) - CONTEXT_BYTES <= free
-        rows.append([size, largest, gib(memory_estimate_bytes(largest, EDGEFACTOR)), "yes" if copy else "no",
-                     gib(memory_estimate_bytes(largest, EDGEFACTOR, copy)),
+        largest = largest_fitting_scale(EDGEFACTOR, size * 10**9 - CONTEXT_BYTES, None)
+        rows.append([size, largest, gib(memory_estimate_bytes(largest, EDGEFACTOR)),
                      gib((EDGEFACTOR << largest) * EDGE_LIST_BYTES)])
-    print(tabulate(rows, headers=["GPU GB", "largest SCALE", "device GiB needed", "BFS row copy",
-                                  "device GiB with it", "host GiB (edge list)"]))
+    print(tabulate(rows, headers=["GPU GB", "largest SCALE", "device GiB needed", "host GiB (edge list)"]))
 
 
 if __name__ == "__main__":

@@ -6,12 +6,10 @@
 The figures are the models the runs' own memory checks use: one process on CPUs
 `graph500.kernels.cpu.backend.memory_phases`, P ranks `graph500.distributed.memory_phases` (host bytes of a
 rank at kernel 1's peak and at the searches'); one GPU `graph500.kernels.gpu.backend.device_memory_plan` (device
-bytes of kernel 1, the searches and validation, the CUDA context beside them) and its pinned edge list, one GPU
-a rank `graph500.kernels.gpu.distributed_backend.device_phases` and `memory_needs` (and NCCL's buffers beside the
-context). A host holds
-``--ranks-per-host`` ranks (default all: one host). The BFS's copy of the rows is planned on GPUs unless
-``--gpu-memory`` says it does not fit, as the run's check decides. With ``--host-memory`` (and on GPUs
-``--gpu-memory``), the largest SCALE whose plan fits is given too. ``--json`` prints one JSON object with
+bytes of kernel 1, the BFS pass and the SSSP pass, each with one kernel and validation, the CUDA context beside
+them) and its pinned edge list, one GPU a rank `graph500.kernels.gpu.distributed_backend.device_phases` and
+`memory_needs` (and NCCL's buffers beside the context). A host holds ``--ranks-per-host`` ranks (default all: one
+host). With ``--host-memory`` (and on GPUs ``--gpu-memory``), the largest SCALE whose plan fits is given too. ``--json`` prints one JSON object with
 ``bytes_per_rank``, ``bytes_per_host`` and, on GPUs, ``bytes_per_gpu`` (integers), and the phases; on
 several ranks ``whole_graph_bytes``, the part of a rank's (a GPU's) peak held for all N vertices, which more
 ranks do not shrink.
@@ -30,7 +28,7 @@ MAX_SCALE = 47
 GIB = 2**30
 
 
-def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu", gpu_memory=None):
+def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu"):
     """The plan of a run as a dict (see the module's docstring); Graph500Error where the run cannot be made."""
     if not 1 <= scale <= MAX_SCALE:
         raise Graph500Error(f"--scale must be from 1 to {MAX_SCALE}, got {scale}")
@@ -47,14 +45,11 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
         plan.update(phases_on="host", phases=phases)
     else:
         context = gpu_distributed.context_bytes(ranks)
-        for row_copy in (True, False):  # the copy of the rows where it fits, as the run's check decides
-            phases = _gpu_phases(scale, edgefactor, ranks, row_copy)
-            if gpu_memory is None or max(phases.values()) + context <= gpu_memory:
-                break
+        phases = (gpu_backend.device_memory_plan(scale, edgefactor) if ranks == 1
+                  else gpu_distributed.device_phases(scale, edgefactor, ranks))
         per_rank = (gpu_backend.host_memory_bytes(scale, edgefactor) if ranks == 1
                     else gpu_distributed.memory_needs(scale, edgefactor, ranks)[0])
-        plan.update(phases_on="gpu", phases=phases, context=context, bfs_row_copy=row_copy,
-                    bytes_per_gpu=int(max(phases.values()) + context))
+        plan.update(phases_on="gpu", phases=phases, context=context, bytes_per_gpu=int(max(phases.values()) + context))
     if ranks > 1:  # what more ranks do not shrink
         plan["whole_graph_bytes"] = int(distributed.whole_graph_bytes(scale) if backend == "cpu"
                                         else gpu_distributed.whole_graph_bytes(scale))
@@ -64,18 +59,12 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
     return plan
 
 
-def _gpu_phases(scale, edgefactor, ranks, row_copy):
-    if ranks == 1:
-        return gpu_backend.device_memory_plan(scale, edgefactor, bfs_row_copy=row_copy)
-    return gpu_distributed.device_phases(scale, edgefactor, ranks, bfs_row_copy=row_copy)
-
-
 def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_memory):
     """The largest SCALE whose plan fits ``host_memory`` bytes a host and (GPUs) ``gpu_memory`` a GPU; 0: none."""
     largest = 0
     for scale in range(1, MAX_SCALE + 1):
         try:
-            plan = memory_plan(scale, edgefactor, ranks, ranks_per_host, backend, gpu_memory)
+            plan = memory_plan(scale, edgefactor, ranks, ranks_per_host, backend)
         except Graph500Error:  # too small a graph for this many ranks
             continue
         if plan["bytes_per_host"] > host_memory or plan.get("bytes_per_gpu", 0) > (gpu_memory or float("inf")):
@@ -95,8 +84,7 @@ def plan_text(plan):
     lines += [f"{name:<{width}}{value / GIB:.2f}" for name, value in plan["phases"].items()]
     if "bytes_per_gpu" in plan:
         lines.append(f"{context:<{width}}{plan['context'] / GIB:.2f}")
-        lines.append(f"a GPU: {plan['bytes_per_gpu'] / GIB:.2f} GiB at its peak (the BFS's copy of the rows "
-                     f"{'planned' if plan['bfs_row_copy'] else 'left out'}); a rank: "
+        lines.append(f"a GPU: {plan['bytes_per_gpu'] / GIB:.2f} GiB at its peak; a rank: "
                      f"{plan['bytes_per_rank'] / GIB:.2f} GiB of pinned host memory")
     else:
         lines.append(f"a rank: {plan['bytes_per_rank'] / GIB:.2f} GiB at its peak")
@@ -117,8 +105,8 @@ def add_plan_parser(subparsers):
     parser.add_argument("--ranks-per-host", type=int, help="ranks on one host (default: all of them)")
     parser.add_argument("--backend", default="cpu", choices=("cpu", "gpu"), help="cpu (default) or gpu")
     parser.add_argument("--host-memory", type=float, metavar="GIB", help="memory of a host: say the largest SCALE")
-    parser.add_argument("--gpu-memory", type=float, metavar="GIB", help="memory of a GPU (plans the BFS's row copy "
-                                                                        "where it fits; the largest SCALE with it)")
+    parser.add_argument("--gpu-memory", type=float, metavar="GIB", help="memory of a GPU: the largest SCALE fits "
+                                                                        "it too (with --host-memory)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -126,7 +114,7 @@ def add_plan_parser(subparsers):
 def plan_command(args):
     """``graph500 plan``: print the plan (and the largest SCALE that fits). Returns 0."""
     gpu_memory = None if args.gpu_memory is None else int(args.gpu_memory * GIB)
-    plan = memory_plan(args.scale, args.edgefactor, args.ranks, args.ranks_per_host, args.backend, gpu_memory)
+    plan = memory_plan(args.scale, args.edgefactor, args.ranks, args.ranks_per_host, args.backend)
     if args.host_memory is not None:
         plan["largest_scale"] = largest_scale(args.edgefactor, args.ranks, args.ranks_per_host, args.backend,
                                               int(args.host_memory * GIB), gpu_memory)

@@ -537,20 +537,14 @@ def test_backend_refuses_a_run_that_does_not_fit_and_names_the_largest_that_does
     assert gpu_backend.memory_estimate_bytes(largest + 1, 16) - gpu_backend.CONTEXT_BYTES > free
 
 
-def test_backend_plans_the_bfs_row_copy_only_where_it_fits(monkeypatch):
+def test_backend_gives_the_bfs_no_row_copy_and_estimates_the_larger_pass():
     scale, edgefactor = 20, 16
-    with_copy = gpu_backend.memory_estimate_bytes(scale, edgefactor, bfs_row_copy=True) - gpu_backend.CONTEXT_BYTES
-    without = gpu_backend.memory_estimate_bytes(scale, edgefactor) - gpu_backend.CONTEXT_BYTES
-    assert with_copy - without == (edgefactor << scale) * gpu_backend.BFS_ROW_COPY_BYTES
-    for free, copy in ((with_copy, True), (with_copy - 1, False)):
-        monkeypatch.setattr(gpu_backend, "free_device_bytes", lambda: free)
-        backend = GPUBackend()
-        backend.check_memory(scale, edgefactor)
-        assert backend.kernel_options(gpu_bfs.DirectionOptimizingBFS) == {"row_copy": copy}
-        assert backend.kernel_options(gpu_sssp.DeltaSteppingSSSP) == {}
-        assert backend.describe()["bfs_row_copy"] == copy
-        assert backend.describe()["device_memory_estimate_bytes"] == (with_copy if copy else without) + \
-            gpu_backend.CONTEXT_BYTES
+    backend = GPUBackend()
+    backend.check_memory(scale, edgefactor)
+    assert backend.kernel_options(gpu_bfs.DirectionOptimizingBFS) == {"row_copy": False}
+    assert backend.kernel_options(gpu_sssp.DeltaSteppingSSSP) == {}
+    phases = gpu_backend.device_memory_plan(scale, edgefactor)
+    assert backend.describe()["device_memory_estimate_bytes"] == max(phases.values()) + gpu_backend.CONTEXT_BYTES
 
 
 def test_edge_list_that_cannot_be_pinned_is_one_clear_error(monkeypatch):
@@ -675,23 +669,36 @@ def test_rows_sorted_by_weight_keep_every_edge_and_light_end_splits_them(entries
     np.testing.assert_array_equal(light_end, expected_light_end)
 
 
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weights-carried"])
 @pytest.mark.parametrize("num_blocks", [2, 3])
 @pytest.mark.parametrize("entries_per_sort", [gpu_build.SORT_ENTRIES, 7], ids=["one-sort", "sorts-of-7-entries"])
 def test_rows_sorted_by_interleaved_blocks_list_every_blocks_kth_vertex_before_any_next(num_blocks,
-                                                                                        entries_per_sort):
+                                                                                        entries_per_sort, weighted):
     graph = GRAPHS[0]
-    expected = cpu_build_csr(graph.src, graph.dst, graph.num_vertices)
-    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+    weights = graph.weights if weighted else None
+    expected = cpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights)
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices, weights)
     blocks = VertexBlocks(graph.num_vertices, num_blocks)
-    gpu_build.sort_rows(csr.offsets, csr.neighbors, blocks=blocks, entries_per_sort=entries_per_sort)
+    gpu_build.sort_rows(csr.offsets, csr.neighbors, csr.weights, blocks=blocks, entries_per_sort=entries_per_sort)
     offsets, neighbors = cupy.asnumpy(csr.offsets), cupy.asnumpy(csr.neighbors)
     np.testing.assert_array_equal(offsets, expected.offsets)
     owners = neighbors // blocks.block
     places = (neighbors - owners * blocks.block) * num_blocks + owners
     rows = np.repeat(np.arange(graph.num_vertices), np.diff(offsets))
     assert not np.any((rows[:-1] == rows[1:]) & (places[:-1] >= places[1:])), "a row is not in interleaved order"
-    np.testing.assert_array_equal(neighbors[np.lexsort((neighbors, rows))], expected.neighbors)
+    order = np.lexsort((neighbors, rows))
+    np.testing.assert_array_equal(neighbors[order], expected.neighbors)
+    if weighted:  # each weight stays with its entry (the builder's rows hold no repeated (row, neighbour))
+        np.testing.assert_array_equal(cupy.asnumpy(csr.weights)[order].view(np.uint32),
+                                      expected.weights.view(np.uint32))
     assert np.any(np.diff(neighbors)[rows[:-1] == rows[1:]] < 0), "no row changed: a test that cannot fail"
+
+
+def test_rows_sorted_by_nothing_are_refused():
+    graph = GRAPHS[0]
+    csr = gpu_build_csr(graph.src, graph.dst, graph.num_vertices)
+    with pytest.raises(ValueError, match="give blocks or weights"):
+        gpu_build.sort_rows(csr.offsets, csr.neighbors)
 
 
 @pytest.mark.parametrize("graph", GRAPHS, ids=repr)

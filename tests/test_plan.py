@@ -30,17 +30,39 @@ def test_ranks_share_hosts_as_told():
 
 def test_gpu_plans_are_the_checks_own():
     one = plan.memory_plan(26, backend="gpu")
-    assert one["bytes_per_gpu"] == gpu_backend.memory_estimate_bytes(26, 16, bfs_row_copy=True)
-    assert one["bytes_per_rank"] == gpu_backend.host_memory_bytes(26, 16) and one["bfs_row_copy"]
+    assert one["bytes_per_gpu"] == gpu_backend.memory_estimate_bytes(26, 16)
+    assert one["bytes_per_rank"] == gpu_backend.host_memory_bytes(26, 16)
     two = plan.memory_plan(27, ranks=2, backend="gpu")
-    host, device = gpu_distributed.memory_needs(27, 16, 2, bfs_row_copy=True)
+    host, device = gpu_distributed.memory_needs(27, 16, 2)
     assert (two["bytes_per_rank"], two["bytes_per_gpu"]) == (host, device + gpu_distributed.context_bytes(2))
     assert gpu_distributed.context_bytes(2) == gpu_backend.CONTEXT_BYTES + gpu_distributed.NCCL_BYTES + gpu_distributed.NCCL_PEER_BYTES
 
 
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_a_gpu_pass_holds_one_kernel(ranks):
+    """The BFS pass and the SSSP pass each hold the graph and their own kernel's arrays, never both kernels': the
+    SSSP's pass is the larger by its per-vertex arrays alone (the same graph and validator in both)."""
+    phases = plan.memory_plan(24, ranks=ranks, backend="gpu")["phases"]
+    if ranks == 1:
+        per_vertex = gpu_backend.SSSP_STATE_BYTES - gpu_backend.BFS_STATE_BYTES
+    else:
+        kernel_owned, kernel_graph = gpu_distributed.KERNEL_OWNED_BYTES, gpu_distributed.KERNEL_GRAPH_VERTEX_BYTES
+        per_vertex = ((kernel_owned["sssp"] - kernel_owned["bfs"]) / ranks
+                      + kernel_graph["sssp"] - kernel_graph["bfs"])
+    assert phases["sssp pass"] - phases["bfs pass"] == pytest.approx(per_vertex * 2**24, abs=1)
+
+
+def test_gpu_ranks_plan_the_tuples_they_receive_on_the_host():
+    """Pinned host memory a rank: its slice and about (2 - 1 / P) slices received, 12 bytes a tuple."""
+    slice_tuples = (16 << 27) // 2
+    host, _ = gpu_distributed.memory_needs(27, 16, 2)
+    assert host == (slice_tuples + gpu_distributed.received_capacity(slice_tuples, 2)) * 12
+    assert 2.5 * slice_tuples * 12 <= host < 2.51 * slice_tuples * 12
+
+
 @pytest.mark.parametrize("backend, vertex_bytes", [
     ("cpu", distributed.WHOLE_GRAPH_BYTES_PER_VERTEX),
-    ("gpu", gpu_distributed.GRAPH_VERTEX_BYTES),
+    ("gpu", gpu_distributed.GRAPH_VERTEX_BYTES + gpu_distributed.KERNEL_GRAPH_VERTEX_BYTES["sssp"]),
 ])
 def test_the_whole_graph_arrays_do_not_shrink_with_more_ranks(backend, vertex_bytes):
     """The part of a rank's (a GPU's) peak held for all N vertices: the same on 4 ranks and on 256, inside the
@@ -51,13 +73,6 @@ def test_the_whole_graph_arrays_do_not_shrink_with_more_ranks(backend, vertex_by
     assert many["whole_graph_bytes"] < many[peak] < few[peak]
     assert "whole_graph_bytes" not in plan.memory_plan(24, backend=backend)
     assert f"(more ranks do not shrink it): {vertex_bytes * 2**24 / GIB:.2f} GiB" in "\n".join(plan.plan_text(many))
-
-
-def test_the_row_copy_is_left_out_where_it_does_not_fit():
-    with_copy = plan.memory_plan(27, backend="gpu")["bytes_per_gpu"]
-    without = gpu_backend.memory_estimate_bytes(27, 16, bfs_row_copy=False)
-    tight = plan.memory_plan(27, backend="gpu", gpu_memory=(with_copy + without) // 2)
-    assert not tight["bfs_row_copy"] and tight["bytes_per_gpu"] == without
 
 
 def test_largest_scale_is_the_last_that_fits():
@@ -85,7 +100,7 @@ def test_command_line_json_and_text():
                             capture_output=True, text=True, check=True)
     record = json.loads(result.stdout)
     assert all(isinstance(record[key], int) for key in ("bytes_per_rank", "bytes_per_host", "bytes_per_gpu"))
-    assert record == {**plan.memory_plan(26, ranks=2, backend="gpu", gpu_memory=80 * GIB),
+    assert record == {**plan.memory_plan(26, ranks=2, backend="gpu"),
                       "largest_scale": record["largest_scale"]} and record["largest_scale"] >= 26
     text = subprocess.run([sys.executable, "-m", "graph500", "plan", "--scale", "20", "--host-memory", "4"],
                           capture_output=True, text=True, check=True).stdout

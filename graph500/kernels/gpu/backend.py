@@ -22,7 +22,8 @@ allows rather than the graph and the edge list at once.
   runs from its launch until its parent array is complete in device memory.
   Validation happens later and is not timed.
 - Memory planning: `device_memory_plan` gives the device bytes of each
-  phase (kernel 1 at work; the searches; validation), `memory_estimate_bytes`
+  phase (kernel 1 at work; the BFS pass and the SSSP pass, each with one
+  kernel and the validator's arrays), `memory_estimate_bytes`
   their maximum plus the CUDA context; ``check_memory`` refuses a run that
   does not fit, naming needed and free memory per device and host and the
   largest SCALE that fits. The run's measured high-water mark (CuPy's pool
@@ -44,9 +45,6 @@ from graph500.validators.common import TUPLE_CHUNK
 EDGE_LIST_BYTES = 4 + 4 + 4
 # Device bytes per edge tuple of the graph: two directed entries, each a neighbour and a weight.
 GRAPH_BYTES = 2 * (4 + 4)
-# Device bytes per edge tuple of the BFS's own copy of the rows in neighbour order (gpu/bfs.py's row_copy),
-# planned where it fits (the SSSP sorts the graph's rows by weight).
-BFS_ROW_COPY_BYTES = 2 * 4
 OFFSET_BYTES = 8  # per vertex
 # Device bytes per vertex of each kernel's state (gpu/bfs.py, gpu/sssp.py), its output included:
 BFS_STATE_BYTES = 4 * 1 / 8 + 4 + 4 + 8 + 4 + 4 + 4  # four bitmaps, two queues, prefix sums, parents (the
@@ -61,24 +59,23 @@ VALIDATION_CHUNK_TUPLE_BYTES = 36 + 12
 CONTEXT_BYTES = 640 << 20  # the CUDA context and the loaded modules: 0.51-0.55 GiB measured on an H100
 
 
-def device_memory_plan(scale, edgefactor, bfs_row_copy=False):
-    """Device bytes of a run's phases, CUDA context apart: ``{"construction", "searches", "validation"}``; with
-    or without the BFS's copy of the rows."""
+def device_memory_plan(scale, edgefactor):
+    """Device bytes of a run's phases, CUDA context apart: ``{"construction", "bfs pass", "sssp pass"}``: kernel
+    1 at work; then the graph, one kernel's state (the harness sets the SSSP up once the BFS is freed) and the
+    validator's arrays and chunk."""
     num_vertices, num_tuples = 1 << scale, edgefactor << scale
     graph = num_tuples * GRAPH_BYTES + num_vertices * (OFFSET_BYTES + gpu_build.LABEL_TABLE_BYTES)
-    searches = (graph + int(num_vertices * (BFS_STATE_BYTES + SSSP_STATE_BYTES))
-                + (num_tuples * BFS_ROW_COPY_BYTES if bfs_row_copy else 0))
-    validation_chunk = min(num_tuples, TUPLE_CHUNK) * VALIDATION_CHUNK_TUPLE_BYTES
+    validation = num_vertices * VALIDATION_VERTEX_BYTES + min(num_tuples, TUPLE_CHUNK) * VALIDATION_CHUNK_TUPLE_BYTES
     return {
         "construction": gpu_build.build_memory_bytes(num_tuples, num_vertices, weighted=True, degree_ordered=True),
-        "searches": searches,
-        "validation": searches + num_vertices * VALIDATION_VERTEX_BYTES + validation_chunk,
+        "bfs pass": graph + int(num_vertices * BFS_STATE_BYTES) + validation,
+        "sssp pass": graph + int(num_vertices * SSSP_STATE_BYTES) + validation,
     }
 
 
-def memory_estimate_bytes(scale, edgefactor, bfs_row_copy=False):
+def memory_estimate_bytes(scale, edgefactor):
     """Peak device bytes of a run at this SCALE and edgefactor: its largest phase plus the CUDA context."""
-    return max(device_memory_plan(scale, edgefactor, bfs_row_copy).values()) + CONTEXT_BYTES
+    return max(device_memory_plan(scale, edgefactor).values()) + CONTEXT_BYTES
 
 
 def host_memory_bytes(scale, edgefactor):
@@ -119,7 +116,6 @@ class GPUBackend:
     def __init__(self):
         self._high_water = runtime.PoolHighWater()
         self._estimate = None  # set by check_memory
-        self._bfs_row_copy = True  # check_memory's plan: whether the BFS's copy of the rows fits
 
     def describe(self):
         """Facts for the report's extensions block; after `check_memory`, the device memory estimated and the
@@ -140,7 +136,6 @@ class GPUBackend:
             facts["device_memory_peak_bytes"] = self._high_water.peak_bytes + outside_pool
             facts["device_memory_pool_peak_bytes"] = self._high_water.peak_bytes
             facts["device_memory_estimate_bytes"] = self._estimate
-            facts["bfs_row_copy"] = self._bfs_row_copy
         return facts
 
     def energy_devices(self):
@@ -151,13 +146,11 @@ class GPUBackend:
         """Refuse, before anything is generated, a run whose device or host memory would not suffice.
 
         The context already holds its memory when this runs, so the device
-        need compared with free memory leaves the context out. The BFS's
-        copy of the rows is planned where it fits (`kernel_options`). Starts
-        the high-water measurement reported by `describe`.
+        need compared with free memory leaves the context out. Starts the
+        high-water measurement reported by `describe`.
         """
         free = free_device_bytes()
-        self._bfs_row_copy = memory_estimate_bytes(scale, edgefactor, bfs_row_copy=True) - CONTEXT_BYTES <= free
-        estimate = memory_estimate_bytes(scale, edgefactor, self._bfs_row_copy)
+        estimate = memory_estimate_bytes(scale, edgefactor)
         needed = estimate - CONTEXT_BYTES
         host_needed, host_available = host_memory_bytes(scale, edgefactor), available_memory_bytes()
         self._high_water.start()  # also where the run goes on refused (--ignore-memory-plan)
@@ -175,9 +168,10 @@ class GPUBackend:
                 f"(the largest SCALE that fits here is {largest})")
 
     def kernel_options(self, kernel_class):
-        """Constructor options of the memory plan: the BFS's ``row_copy`` where `check_memory` found room."""
+        """Constructor options of a run: no ``row_copy`` for the BFS, whose rows no SSSP sorts while it lives
+        (the harness sets the SSSP up once the BFS pass is over)."""
         accepted = inspect.signature(kernel_class.__init__).parameters
-        return {"row_copy": self._bfs_row_copy} if "row_copy" in accepted else {}
+        return {"row_copy": False} if "row_copy" in accepted else {}
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """The reference's edge list ``(src, dst, weights)`` in mapped host memory; ``progress(n)`` is told of

@@ -36,8 +36,9 @@ bottom-up, tuned on degree-ordered graphs; ``beta`` (BETA 24), the switch
 back; ``switch_rule`` ("beamer" or "hub-share", with ``hub_share`` 0.3 and
 ``hub_degree`` 256); ``short_scan`` (32 neighbours a thread reads before
 the warp pass); ``small_edges`` (4096) and ``small_follow``, the one-block
-levels; ``strongest_first``; ``row_copy`` (the backend plans it where it
-fits); ``trace`` (CUDA events per level). Why each default, and what each
+levels; ``strongest_first``; ``row_copy`` (True: a graph whose rows an
+SSSP built after it sorts by weight leaves the BFS's in label order; a run
+passes False, its SSSP built once the BFS pass is over); ``trace`` (CUDA events per level). Why each default, and what each
 cost or saved: docs/kernels/gpu-bfs.md.
 """
 

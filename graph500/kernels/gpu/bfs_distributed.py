@@ -27,7 +27,8 @@ the requests' touched bitmap, staging (N words) and buffers; four CUDA graphs.
 Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than one GPU's 30,
 the fastest of 30, 300, 1000 on two GPUs); ``beta``, ``gamma``,
 ``short_scan``, ``row_copy`` (the one-GPU kernel's); ``interleaved_rows``
-(True: the row copy sorted by `build.sort_rows` over the interleaved blocks,
+(True: the rows searched, the copy or the graph's own with their weights,
+sorted by `build.sort_rows` over the interleaved blocks,
 every rank's hubs first in a row as one GPU's rows list them, where sorted
 by label a row lists all of one block's neighbours before the next's: 1.04x
 on two GPUs at SCALE 27, a noisy median); ``small_edges``
@@ -102,8 +103,10 @@ class DistributedDirectionOptimizingBFS:
         word_counts = np.array([(graph.blocks.count(rank) + 31) // 32 for rank in range(comm.size)], dtype=np.int64)
         num_words = int(word_counts.sum())
         self._neighbors = graph.neighbors.copy() if row_copy and not graph.rows_by_weight else graph.neighbors
-        if self._neighbors is not graph.neighbors and interleaved_rows and comm.size > 1 and graph.order is not None:
-            sort_rows(graph.offsets, self._neighbors, blocks=graph.blocks)  # the blocks' hubs first in every row
+        if interleaved_rows and comm.size > 1 and graph.order is not None and not graph.rows_by_weight:
+            # the blocks' hubs first in every row: of the copy, or of the graph's rows, their weights moved along
+            sort_rows(graph.offsets, self._neighbors, graph.weights if self._neighbors is graph.neighbors else None,
+                      blocks=graph.blocks)
         degrees = cupy.diff(graph.offsets).astype(np.uint32)
         self._never_searched = comm.allgather(bitmap(degrees == 0, self._block_words))
         # each vertex's neighbour of largest degree, by every vertex's degree (an allgather of 4 bytes a vertex)

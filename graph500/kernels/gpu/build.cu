@@ -225,18 +225,19 @@ mark_incident(const Label* __restrict__ src, const Label* __restrict__ dst, i64 
 
 // Rows sorted in place (build.py's sort_rows): keys[e - offsets[first_row]] = (row - first_row) << 32
 // | entry e's rank in its row, for the num_rows rows from first_row, one warp a row. The rank: its
-// weight's bits (non-negative float32 patterns order like the values), or without weights its
+// weight's bits where by_weight (non-negative float32 patterns order like the values), else its
 // neighbour's place in the interleaved blocks (label within its block * num_blocks + block).
 extern "C" __global__ void __launch_bounds__(THREADS)
 row_sort_keys(i64 first_row, i64 num_rows, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
-              const float* __restrict__ weights, i64 block, int num_blocks, u64* __restrict__ keys) {
+              const float* __restrict__ weights, int by_weight, i64 block, int num_blocks,
+              u64* __restrict__ keys) {
     const int lane = threadIdx.x & 31;
     const i64 base = offsets[first_row], warps = (i64)gridDim.x * BLOCK_WARPS;
     for (i64 row = blockIdx.x * (i64)BLOCK_WARPS + (threadIdx.x >> 5); row < num_rows; row += warps) {
         const i64 end = offsets[first_row + row + 1];
         for (i64 e = offsets[first_row + row] + lane; e < end; e += 32) {
             const i64 owner = neighbors[e] / block;
-            const u32 rank = weights != nullptr ? __float_as_uint(weights[e])
+            const u32 rank = by_weight ? __float_as_uint(weights[e])
                                                 : (u32)((neighbors[e] - owner * block) * num_blocks + owner);
             keys[e - base] = (u64)row << 32 | rank;
         }

@@ -187,17 +187,19 @@ def filled_vertices(graph):
 
 
 def sort_rows(offsets, neighbors, weights=None, blocks=None, entries_per_sort=SORT_ENTRIES):
-    """Sort every row of a CSR graph in place (ties in any order): by weight, the neighbours moving with their
-    ``weights``; or, without weights, by the neighbours' places in the interleaving of ``blocks`` (a
+    """Sort every row of a CSR graph in place (ties in any order), the ``weights`` (if given) moving with the
+    neighbours: by the neighbours' places in the interleaving of ``blocks`` where given (a
     `graph500.partition.VertexBlocks`: every block's k-th vertex before any block's (k + 1)-th), so that the rows
     of a graph degree-ordered within each block (several GPUs) list their neighbours in about decreasing degree,
-    whoever owns them, as one GPU's rows do.
+    whoever owns them, as one GPU's rows do; else by weight.
 
     A radix sort of 64-bit keys ``row << 32 | rank`` (``row_sort_keys``; CuPy's argsort) over groups of whole
     rows of about ``entries_per_sort`` entries each, which bounds the scratch memory; the entries are gathered in
     that order (``gather_entries``: CuPy's indexing would compile a kernel of its own for these sizes on a
     machine's first run, inside the timed construction) and copied back.
     """
+    if weights is None and blocks is None:
+        raise ValueError("sort_rows sorts by the blocks' interleaving or by weight: give blocks or weights")
     num_rows, num_entries = offsets.shape[0] - 1, int(neighbors.shape[0])
     block, num_blocks = (blocks.block, blocks.num_ranks) if blocks is not None else (1 << 62, 1)
     group_marks = cupy.arange(0, num_entries, entries_per_sort, dtype=np.int64)
@@ -211,8 +213,8 @@ def sort_rows(offsets, neighbors, weights=None, blocks=None, entries_per_sort=SO
         keys = cupy.empty(end - first, dtype=np.uint64)
         rows = end_row - first_row
         keys_kernel((runtime.persistent_blocks(keys_kernel, THREADS, 32 * rows),), (THREADS,),
-                    (i64(first_row), i64(rows), offsets, neighbors, runtime.pointer_or_null(weights), i64(block),
-                     i32(num_blocks), keys))
+                    (i64(first_row), i64(rows), offsets, neighbors, runtime.pointer_or_null(weights),
+                     i32(blocks is None), i64(block), i32(num_blocks), keys))
         order = cupy.argsort(keys)
         del keys
         sorted_neighbors = cupy.empty(end - first, dtype=neighbors.dtype)

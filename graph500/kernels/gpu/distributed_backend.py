@@ -29,8 +29,9 @@ with each rank's graph and searches on its GPU:
 - Searches: the distributed GPU kernels (`graph500.kernels.gpu.bfs_distributed`);
   a search is timed from a barrier until the slowest rank's GPU is done.
 - Memory (`memory_needs`): each host's pinned memory for its ranks' tuples,
-  and each rank's GPU (kernel 1, the searches, validation) against its free
-  memory; refused on every rank alike, naming each short host and GPU.
+  and each rank's GPU (kernel 1; the BFS pass and the SSSP pass, one kernel
+  each, with validation's arrays) against its free memory; refused on every
+  rank alike, naming each short host and GPU.
 - Energy: NVML on each rank's own GPU, summed over the ranks.
 """
 
@@ -39,7 +40,7 @@ import socket
 import numpy as np
 
 from graph500.comm import NCCLCommunicator, SelfCommunicator, host_placement, slowest
-from graph500.distributed import DistributedBackend, IncidentVertices
+from graph500.distributed import DistributedBackend, IncidentVertices, validation_endpoints
 from graph500.errors import Graph500Error
 from graph500.kernels.cpu.backend import available_memory_bytes
 from graph500.kernels.gpu import backend as single_gpu, build as gpu_build, generator, runtime
@@ -49,21 +50,23 @@ from graph500.partition import tuple_range
 from graph500.validators.common import TUPLE_CHUNK as TUPLE_CHUNK_VALIDATION
 from graph500.validators.distributed import DistributedValidationGraph
 
-# Device bytes of a rank: per row entry (neighbour, weight; the BFS's copy of the neighbours in label order where
-# it fits, as on one GPU); per owned vertex: offsets, the BFS's queues, prefix sums, parents (the search's and the
-# output) and strongest neighbours, the SSSP's light ends, states, queues, stamps, prefix sums and outputs; per
-# vertex of the whole graph: the label tables, bitmaps (the BFS's four, two touched, two sent), the requests of
-# either kernel (staging words and send buffers: BFS 4 + 8, SSSP 8 + 12), the SSSP's gathered distances, and the
-# receive buffers (grown to the largest exchange; planned at 8 bytes a vertex).
+# Device bytes of a rank: per row entry (neighbour, weight); per owned vertex: the offsets, then each kernel's
+# (the BFS's queues, prefix sums, parents (the search's and the output) and strongest neighbours; the SSSP's light
+# ends, states, queues, stamps, prefix sums and outputs); per vertex of the whole graph: the label tables, then each
+# kernel's (its bitmaps (the BFS's four and its requests' two; the SSSP's requests' two), its requests' staging words
+# and send buffers (BFS 4 + 8, SSSP 8 + 12), the SSSP's gathered distances, and the receive buffers, grown to the
+# largest exchange, planned at 8 bytes a vertex). One kernel lives at a time (the harness sets the SSSP up once the
+# BFS is freed), so a pass holds the rows, the label tables and one kernel's arrays.
 ENTRY_BYTES = 4 + 4
-ROW_COPY_ENTRY_BYTES = 4
-OWNED_VERTEX_BYTES = 8 + (4 + 4 + 8 + 4 + 4 + 4) + (8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4)
-GRAPH_VERTEX_BYTES = 8 + 1 + (4 + 8) + (8 + 12) + 4 + 8
+OWNED_VERTEX_BYTES = 8
+GRAPH_VERTEX_BYTES = 8
+KERNEL_OWNED_BYTES = {"bfs": 4 + 4 + 8 + 4 + 4 + 4, "sssp": 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4}
+KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 1 + (4 + 8) + 8, "sssp": 1 + (8 + 12) + 4 + 8}
 # The distributed validator's device bytes a distinct endpoint of the rank's tuples (the endpoints, their
 # first-endpoint counts, the owners' requested indices, a validation's fetched values and compressed parents)
 # and an owned vertex (parents, levels, pointer jumping's ancestor and depth): counted; 1.19x the measured part at
-# SCALE 26 on two H100s, with the endpoints counted as they were (0.40 N; the plan bounds them by N: with the
-# expected count, `distributed.validation_endpoints`, it fell 5% below the peak measured at SCALE 28 on two H100s).
+# SCALE 26 on two H100s, with the endpoints counted as they were (0.40 N). The plan takes their expected count
+# (`distributed.validation_endpoints`, within 0.3% of the counts on CPU ranks).
 VALIDATION_ENDPOINT_BYTES = 8 + 8 + 8 + (4 + 4 + 4 + 1 + 1) + 16
 VALIDATION_OWNED_BYTES = 8 + 8 + 8 + 8 + 4 + 8 + 1 + 1
 
@@ -164,44 +167,45 @@ def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, on_device
     return received[0], received[1], received[2] if weights is not None else None
 
 
-def memory_needs(scale, edgefactor, num_ranks, bfs_row_copy=False):
+def memory_needs(scale, edgefactor, num_ranks):
     """``(host bytes, device bytes)`` of one rank, CUDA context apart: pinned host memory for its slice of the
-    tuples and, where they do not stay on its GPU, those it receives (at most twice as many: each of its block's
-    tuples once or twice); on its GPU the largest phase of `device_phases`."""
+    tuples and, where they do not stay on its GPU, those it receives (`received_capacity`); on its GPU the largest
+    phase of `device_phases`."""
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
-    return 3 * slice_tuples * single_gpu.EDGE_LIST_BYTES, max(device_phases(scale, edgefactor, num_ranks,
-                                                                              bfs_row_copy).values())
+    host = (slice_tuples + received_capacity(slice_tuples, num_ranks)) * single_gpu.EDGE_LIST_BYTES
+    return host, max(device_phases(scale, edgefactor, num_ranks).values())
 
 
-def device_phases(scale, edgefactor, num_ranks, bfs_row_copy=False):
-    """Device bytes of one rank's phases, CUDA context apart: ``{"exchange", "construction", "searches",
-    "validation"}``: kernel 1's exchange chunk, then its row build; the searches (with or without the BFS's
-    row copy); the searches plus validation's per-vertex arrays and chunk."""
+def device_phases(scale, edgefactor, num_ranks):
+    """Device bytes of one rank's phases, CUDA context apart: ``{"exchange", "construction", "bfs pass",
+    "sssp pass"}``: kernel 1's exchange chunk, then its row build; each pass's kernel (`device_memory_bytes`) and
+    the validator's per-vertex arrays and chunk."""
     num_vertices = 1 << scale
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
-    searches = device_memory_bytes(scale, edgefactor, num_ranks, bfs_row_copy)
+    validation = (validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES
+                  + -(-num_vertices // num_ranks) * VALIDATION_OWNED_BYTES
+                  + min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES)
     return {"exchange": min(slice_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES,
             "construction": gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True),
-            "searches": searches,
-            "validation": searches + min(num_vertices, 2 * slice_tuples) * VALIDATION_ENDPOINT_BYTES
-            + -(-num_vertices // num_ranks) * VALIDATION_OWNED_BYTES
-            + min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES}
+            **{f"{kind} pass": device_memory_bytes(scale, edgefactor, num_ranks, kind) + validation
+               for kind in KERNEL_OWNED_BYTES}}
 
 
 def whole_graph_bytes(scale):
-    """The device bytes of `device_phases` that every GPU holds for all N vertices, whatever P: the searches' (the
-    requests' staging and send buffers, label tables, bitmaps)."""
-    return GRAPH_VERTEX_BYTES << scale
+    """The device bytes of `device_phases`' largest pass that every GPU holds for all N vertices, whatever P: the
+    label tables and the kernel's bitmaps, requests' staging and send buffers (and the SSSP's gathered
+    distances)."""
+    return (GRAPH_VERTEX_BYTES + max(KERNEL_GRAPH_VERTEX_BYTES.values())) << scale
 
 
-def device_memory_bytes(scale, edgefactor, num_ranks, bfs_row_copy=False):
-    """Device bytes one rank needs, CUDA context apart: its share of the rows (about 2 M / P entries) and the
-    kernels' arrays."""
+def device_memory_bytes(scale, edgefactor, num_ranks, kind):
+    """Device bytes one rank needs while the ``kind`` ("bfs" or "sssp") kernel lives, CUDA context apart: its
+    share of the rows (about 2 M / P entries) and the kernel's arrays."""
     num_vertices = 1 << scale
     entries = -(-2 * (edgefactor << scale) // num_ranks)
     owned = -(-num_vertices // num_ranks)
-    entry_bytes = ENTRY_BYTES + (ROW_COPY_ENTRY_BYTES if bfs_row_copy else 0)
-    return int(entries * entry_bytes + owned * OWNED_VERTEX_BYTES + num_vertices * GRAPH_VERTEX_BYTES)
+    return int(entries * ENTRY_BYTES + owned * (OWNED_VERTEX_BYTES + KERNEL_OWNED_BYTES[kind])
+               + num_vertices * (GRAPH_VERTEX_BYTES + KERNEL_GRAPH_VERTEX_BYTES[kind]))
 
 
 class DistributedGPUBackend(DistributedBackend):
@@ -211,7 +215,6 @@ class DistributedGPUBackend(DistributedBackend):
 
     def __init__(self, comm):
         super().__init__(comm)
-        self._bfs_row_copy = True  # check_memory's plan: whether the BFS's copy of the rows fits
         self._high_water = runtime.PoolHighWater()
         self._estimate = None  # set by check_memory
         if comm.size == 1:  # the warm-up's one rank: on the GPU made current already
@@ -242,7 +245,6 @@ class DistributedGPUBackend(DistributedBackend):
                                                                         "max")
             described["device_memory_pool_peak_bytes"] = self.comm.allreduce(self._high_water.peak_bytes, "max")
             described["device_memory_estimate_bytes"] = self._estimate
-            described["bfs_row_copy"] = self._bfs_row_copy
         return described
 
     def energy_devices(self):
@@ -254,10 +256,7 @@ class DistributedGPUBackend(DistributedBackend):
         naming the short ones (collective). Starts the high-water measurement `describe` reports."""
         reports = self.comm.allgather_object((socket.gethostname(), cupy.cuda.Device().id,
                                               single_gpu.free_device_bytes(), available_memory_bytes()))
-        least_free = min(report[2] for report in reports)
-        # the BFS's copy of the rows where every GPU has room for it, as on one GPU
-        self._bfs_row_copy = memory_needs(scale, edgefactor, self.comm.size, bfs_row_copy=True)[1] <= least_free
-        host_needed, device_needed = memory_needs(scale, edgefactor, self.comm.size, self._bfs_row_copy)
+        host_needed, device_needed = memory_needs(scale, edgefactor, self.comm.size)
         device_needed += context_bytes(self.comm.size) - single_gpu.CONTEXT_BYTES  # the context is made already
         short = []
         for host in sorted({report[0] for report in reports}):
@@ -276,7 +275,7 @@ class DistributedGPUBackend(DistributedBackend):
                                 + "; ".join(short))
 
     def kernel_options(self, kernel_class):
-        """Constructor options of the memory plan: the BFS's ``row_copy`` where `check_memory` found room."""
+        """Constructor options of a run, as on one GPU (no ``row_copy``)."""
         return single_gpu.GPUBackend.kernel_options(self, kernel_class)
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
@@ -330,7 +329,9 @@ class DistributedGPUBackend(DistributedBackend):
 
     def validation_graph(self, src, dst, num_vertices, weights):
         """The validators' `DistributedValidationGraph` of this rank's tuples (in mapped host memory), validated on
-        its GPU through NCCL (collective)."""
+        its GPU through NCCL (collective). The pinned memory kernel 1 received tuples in goes back to the host
+        first (CuPy's pinned pool would keep it beside the validator's: 1.5 slices a rank at P = 2)."""
+        cupy.get_default_pinned_memory_pool().free_all_blocks()
         return DistributedValidationGraph.from_edges(self.device_comm, self.blocks(num_vertices), src, dst,
                                                      num_vertices, weights, empty=runtime.host_mapped_empty)
 
