@@ -547,6 +547,15 @@ def test_backend_gives_the_bfs_no_row_copy_and_estimates_the_larger_pass():
     assert backend.describe()["device_memory_estimate_bytes"] == max(phases.values()) + gpu_backend.CONTEXT_BYTES
 
 
+def test_backend_refuses_to_pin_more_than_its_share_of_the_available_host_memory(monkeypatch):
+    needed = gpu_backend.host_memory_bytes(20, 16)
+    monkeypatch.setattr(gpu_backend, "available_memory_bytes", lambda: needed)  # all of it: more than the share
+    with pytest.raises(Graph500Error, match=r"GiB of host memory for the edge list; .* GiB can be pinned \(90% of"):
+        GPUBackend().check_memory(20, 16)
+    monkeypatch.setattr(gpu_backend, "available_memory_bytes", lambda: int(needed / gpu_backend.PINNABLE_SHARE) + 1)
+    GPUBackend().check_memory(20, 16)
+
+
 def test_edge_list_that_cannot_be_pinned_is_one_clear_error(monkeypatch):
     def refuse(nbytes):
         raise cupy.cuda.runtime.CUDARuntimeError(2)  # cudaErrorMemoryAllocation

@@ -57,6 +57,9 @@ VALIDATION_VERTEX_BYTES = 8 + 8 + 4 * 4 + 4 + 4 * 1 + 1 + 12
 # labels and weight and, a few at a time, the gathered levels or distances, parents and flags.
 VALIDATION_CHUNK_TUPLE_BYTES = 36 + 12
 CONTEXT_BYTES = 640 << 20  # the CUDA context and the loaded modules: 0.51-0.55 GiB measured on an H100
+# The share of the host's available memory a run may pin: pinned pages cannot be reclaimed, and the processes
+# need the rest (two ranks pinning 240 GiB of 250.6 available were killed out of memory).
+PINNABLE_SHARE = 0.9
 
 
 def device_memory_plan(scale, edgefactor):
@@ -90,6 +93,13 @@ def largest_fitting_scale(edgefactor, free_device, available_host):
            and (available_host is None or host_memory_bytes(scale + 1, edgefactor) <= available_host)):
         scale += 1
     return scale if memory_estimate_bytes(scale, edgefactor) - CONTEXT_BYTES <= free_device else 0
+
+
+def pinnable_host_bytes():
+    """The host memory a run may pin (`PINNABLE_SHARE` of what the OS says is available), or None where the OS
+    cannot tell."""
+    available = available_memory_bytes()
+    return None if available is None else int(available * PINNABLE_SHARE)
 
 
 def free_device_bytes():
@@ -152,7 +162,7 @@ class GPUBackend:
         free = free_device_bytes()
         estimate = memory_estimate_bytes(scale, edgefactor)
         needed = estimate - CONTEXT_BYTES
-        host_needed, host_available = host_memory_bytes(scale, edgefactor), available_memory_bytes()
+        host_needed, host_available = host_memory_bytes(scale, edgefactor), pinnable_host_bytes()
         self._high_water.start()  # also where the run goes on refused (--ignore-memory-plan)
         self._estimate = estimate
         short = []
@@ -160,7 +170,7 @@ class GPUBackend:
             short.append(f"about {needed / 2**30:.1f} GiB of device memory; {free / 2**30:.1f} GiB is free on the GPU")
         if host_available is not None and host_needed > host_available:
             short.append(f"{host_needed / 2**30:.1f} GiB of host memory for the edge list; "
-                         f"{host_available / 2**30:.1f} GiB is available")
+                         f"{host_available / 2**30:.1f} GiB can be pinned ({PINNABLE_SHARE:.0%} of the available)")
         if short:
             largest = largest_fitting_scale(edgefactor, free, host_available)
             raise Graph500Error(

@@ -42,7 +42,6 @@ import numpy as np
 from graph500.comm import NCCLCommunicator, SelfCommunicator, host_placement, slowest
 from graph500.distributed import DistributedBackend, IncidentVertices, validation_endpoints
 from graph500.errors import Graph500Error
-from graph500.kernels.cpu.backend import available_memory_bytes
 from graph500.kernels.gpu import backend as single_gpu, build as gpu_build, generator, runtime
 from graph500.kernels.gpu.runtime import cupy
 from graph500.kernels.graph import PartitionedGraph
@@ -255,7 +254,7 @@ class DistributedGPUBackend(DistributedBackend):
         """Each host's pinned memory (its ranks' needs summed) and each rank's GPU: refused on every rank alike,
         naming the short ones (collective). Starts the high-water measurement `describe` reports."""
         reports = self.comm.allgather_object((socket.gethostname(), cupy.cuda.Device().id,
-                                              single_gpu.free_device_bytes(), available_memory_bytes()))
+                                              single_gpu.free_device_bytes(), single_gpu.pinnable_host_bytes()))
         host_needed, device_needed = memory_needs(scale, edgefactor, self.comm.size)
         device_needed += context_bytes(self.comm.size) - single_gpu.CONTEXT_BYTES  # the context is made already
         short = []
@@ -264,8 +263,8 @@ class DistributedGPUBackend(DistributedBackend):
             available = ranks_there[0][3]
             if available is not None and host_needed * len(ranks_there) > available:
                 short.append(f"host {host} needs about {host_needed * len(ranks_there) / 2**30:.1f} GiB of pinned "
-                             f"memory for its {len(ranks_there)} ranks' tuples, {available / 2**30:.1f} GiB is "
-                             f"available")
+                             f"memory for its {len(ranks_there)} ranks' tuples, {available / 2**30:.1f} GiB can be "
+                             f"pinned ({single_gpu.PINNABLE_SHARE:.0%} of the available)")
         short += [f"GPU {device} of {host} needs about {device_needed / 2**30:.1f} GiB, {free / 2**30:.1f} GiB "
                   f"is free" for host, device, free, _ in reports if device_needed > free]
         self._estimate = device_needed + single_gpu.CONTEXT_BYTES
