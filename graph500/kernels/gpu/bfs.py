@@ -38,8 +38,9 @@ back; ``switch_rule`` ("beamer" or "hub-share", with ``hub_share`` 0.3 and
 the warp pass); ``small_edges`` (4096) and ``small_follow``, the one-block
 levels; ``strongest_first``; ``row_copy`` (True: a graph whose rows an
 SSSP built after it sorts by weight leaves the BFS's in label order; a run
-passes False, its SSSP built once the BFS pass is over); ``trace`` (CUDA events per level). Why each default, and what each
-cost or saved: docs/kernels/gpu-bfs.md.
+passes False, its SSSP built once the BFS pass is over); ``trace`` (CUDA
+events per level). Why each default, and what each cost or saved:
+docs/kernels/gpu-bfs.md.
 """
 
 import numpy as np
