@@ -21,7 +21,6 @@ import sys
 from graph500 import distributed
 from graph500.errors import Graph500Error
 from graph500.kernels.cpu import backend as cpu_backend
-from graph500.kernels.gpu import backend as gpu_backend, distributed_backend as gpu_distributed
 from graph500.partition import VertexBlocks
 
 MAX_SCALE = 47
@@ -42,17 +41,20 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
         phases = (cpu_backend.memory_phases(scale, edgefactor) if ranks == 1
                   else distributed.memory_phases(scale, edgefactor, ranks))
         per_rank = max(phases.values())
+        whole_graph = distributed.whole_graph_bytes(scale)
         plan.update(phases_on="host", phases=phases)
     else:
+        from graph500.kernels.gpu import backend as gpu_backend  # CuPy's import: only for the GPUs' plans
+        from graph500.kernels.gpu import distributed_backend as gpu_distributed
         context = gpu_distributed.context_bytes(ranks)
         phases = (gpu_backend.device_memory_plan(scale, edgefactor) if ranks == 1
                   else gpu_distributed.device_phases(scale, edgefactor, ranks))
         per_rank = (gpu_backend.host_memory_bytes(scale, edgefactor) if ranks == 1
                     else gpu_distributed.memory_needs(scale, edgefactor, ranks)[0])
+        whole_graph = gpu_distributed.whole_graph_bytes(scale)
         plan.update(phases_on="gpu", phases=phases, context=context, bytes_per_gpu=int(max(phases.values()) + context))
     if ranks > 1:  # what more ranks do not shrink
-        plan["whole_graph_bytes"] = int(distributed.whole_graph_bytes(scale) if backend == "cpu"
-                                        else gpu_distributed.whole_graph_bytes(scale))
+        plan["whole_graph_bytes"] = int(whole_graph)
     plan["bytes_per_rank"] = int(per_rank)
     plan["bytes_per_host"] = int(per_rank * ranks_per_host)
     plan["phases"] = {name: int(value) for name, value in plan["phases"].items()}

@@ -56,6 +56,25 @@ def test_bfs_only_run_has_no_sssp_lines(capsys):
     assert not any(line.startswith("sssp") for line in official.splitlines())
 
 
+CPU_RUN_IMPORTS = """
+import sys
+from graph500 import cli
+
+if __name__ == "__main__":
+    status = cli.main(["run", "--scale", "8", "--roots", "2", "--energy", "off", "--no-progress"])
+    print(status, sorted(name for name in sys.modules if name == "cupy" or name.startswith("graph500.kernels.gpu")))
+"""
+
+
+def test_a_cpu_run_imports_no_gpu_module(tmp_path):
+    """A CPU run loads neither CuPy nor the GPU kernels (each rank of a CPU run on a GPU host would carry them)."""
+    script = tmp_path / "cpu_run.py"
+    script.write_text(CPU_RUN_IMPORTS)
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.splitlines()[-1] == "0 []"
+
+
 def test_a_run_the_memory_plan_refuses_stops_with_one_line_unless_told_to_go_on(capsys, monkeypatch):
     from graph500.errors import Graph500Error
     from graph500.kernels.cpu.backend import CPUBackend
