@@ -62,7 +62,11 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
 
 
 def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_memory):
-    """The largest SCALE whose plan fits ``host_memory`` bytes a host and (GPUs) ``gpu_memory`` a GPU; 0: none."""
+    """The largest SCALE whose plan fits ``host_memory`` bytes a host and (GPUs) ``gpu_memory`` a GPU; 0: none.
+    A GPU run pins its host memory, at most `gpu.backend.PINNABLE_SHARE` of it, as its own check allows."""
+    if backend == "gpu":
+        from graph500.kernels.gpu.backend import PINNABLE_SHARE
+        host_memory = int(host_memory * PINNABLE_SHARE)
     largest = 0
     for scale in range(1, MAX_SCALE + 1):
         try:

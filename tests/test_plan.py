@@ -81,6 +81,9 @@ def test_largest_scale_is_the_last_that_fits():
     assert plan.largest_scale(16, 1, None, "cpu", at_20 - 1, None) == 19
     gpu_27 = plan.memory_plan(27, backend="gpu")["bytes_per_gpu"]
     assert plan.largest_scale(16, 1, None, "gpu", 10**15, gpu_27) == 27
+    pinned_27 = plan.memory_plan(27, backend="gpu")["bytes_per_host"]  # a GPU run pins at most 90% of a host
+    assert plan.largest_scale(16, 1, None, "gpu", int(pinned_27 / gpu_backend.PINNABLE_SHARE) + 1, gpu_27) == 27
+    assert plan.largest_scale(16, 1, None, "gpu", pinned_27, gpu_27) == 26
 
 
 @pytest.mark.parametrize("arguments, message", [
