@@ -75,6 +75,51 @@ def test_a_cpu_run_imports_no_gpu_module(tmp_path):
     assert result.stdout.splitlines()[-1] == "0 []"
 
 
+def test_the_sssp_is_set_up_once_the_bfs_is_freed_its_set_up_charged_to_construction(tmp_path, monkeypatch):
+    """One kernel at a time: the SSSP's constructor runs after the BFS pass with no BFS alive, and the seconds
+    it takes join construction_time (and sssp_setup_time)."""
+    import io as text_io
+    import time
+    import weakref
+
+    from graph500 import harness, kernels
+    from graph500.kernels.cpu.bfs_direction_optimizing import DirectionOptimizingBFS
+    from graph500.kernels.cpu.sssp_delta_stepping import DeltaSteppingSSSP
+
+    bfs_instances, bfs_alive_at_sssp_set_up = [], []
+
+    class WatchedBFS(DirectionOptimizingBFS):
+        name = "watched-bfs"
+
+        def __init__(self, graph, **options):
+            super().__init__(graph, **options)
+            bfs_instances.append(weakref.ref(self))
+
+    class SlowSSSP(DeltaSteppingSSSP):
+        name = "slow-sssp"
+
+        def __init__(self, graph, **options):
+            bfs_alive_at_sssp_set_up.extend(instance() is not None for instance in bfs_instances)
+            time.sleep(0.5)
+            super().__init__(graph, **options)
+
+    kernels.register()(WatchedBFS)
+    kernels.register()(SlowSSSP)
+    monkeypatch.setattr(harness, "_warm_up", lambda *arguments: None)  # the warm-up's workers know neither
+    record_path = tmp_path / "run.json"
+    try:
+        config = harness.RunConfig(scale=10, bfs="watched-bfs", sssp="slow-sssp", num_roots=4, progress=False,
+                                   energy="off", json_path=str(record_path))
+        assert harness.run(config, stdout=text_io.StringIO()) == 0
+    finally:
+        kernels._REGISTRY[("bfs", "cpu")].pop("watched-bfs")
+        kernels._REGISTRY[("sssp", "cpu")].pop("slow-sssp")
+    assert bfs_alive_at_sssp_set_up == [False]
+    record = json.loads(record_path.read_text())
+    assert record["extensions"]["sssp_setup_time"] >= 0.5
+    assert record["construction_time"] >= record["extensions"]["sssp_setup_time"] + 0.001
+
+
 def test_a_run_the_memory_plan_refuses_stops_with_one_line_unless_told_to_go_on(capsys, monkeypatch):
     from graph500.errors import Graph500Error
     from graph500.kernels.cpu.backend import CPUBackend
