@@ -9,10 +9,11 @@ rank at kernel 1's peak and at the searches'); one GPU `graph500.kernels.gpu.bac
 bytes of kernel 1, the BFS pass and the SSSP pass, each with one kernel and validation, the CUDA context beside
 them) and its pinned edge list, one GPU a rank `graph500.kernels.gpu.distributed_backend.device_phases` and
 `memory_needs` (and NCCL's buffers beside the context). A host holds ``--ranks-per-host`` ranks (default all: one
-host). With ``--host-memory`` (and on GPUs ``--gpu-memory``), the largest SCALE whose plan fits is given too. ``--json`` prints one JSON object with
-``bytes_per_rank``, ``bytes_per_host`` and, on GPUs, ``bytes_per_gpu`` (integers), and the phases; on
-several ranks ``whole_graph_bytes``, the part of a rank's (a GPU's) peak held for all N vertices, which more
-ranks do not shrink.
+host). With ``--host-memory`` (and on GPUs ``--gpu-memory``), the largest SCALE whose plan fits is given too (a GPU
+run pins at most 90% of a host's memory). ``--json`` prints one JSON object with ``bytes_per_rank``,
+``bytes_per_host`` and, on GPUs, ``bytes_per_gpu`` (integers), and the phases; on several ranks
+``whole_graph_bytes``, the part of a rank's (a GPU's) peak held for all N vertices, which more ranks do not
+shrink.
 """
 
 import json
