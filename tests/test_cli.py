@@ -117,7 +117,7 @@ def test_the_sssp_is_set_up_once_the_bfs_is_freed_its_set_up_charged_to_construc
     assert bfs_alive_at_sssp_set_up == [False]
     record = json.loads(record_path.read_text())
     assert record["extensions"]["sssp_setup_time"] >= 0.5
-    assert record["construction_time"] >= record["extensions"]["sssp_setup_time"] + 0.001
+    assert record["construction_time"] > record["extensions"]["sssp_setup_time"]  # kernel 1 and the BFS before it
 
 
 def test_a_run_the_memory_plan_refuses_stops_with_one_line_unless_told_to_go_on(capsys, monkeypatch):
