@@ -348,11 +348,11 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         graph = backend.build(src, dst, num_vertices, weights if sssp_class else None)
         return graph, make_kernel(bfs_class, graph)
 
+    root_list = _choose_roots(config, backend, src, dst)  # before kernel 1, which may give the edge list back
     with _progress(config, total=1, desc="construct") as bar:
         (graph, kernel), construction_time = slowest(comm, construct)
         bar.update(1)
 
-    root_list = _choose_roots(config, backend, src, dst)
     validation_graph, validation_setup = slowest(comm, lambda: backend.validation_graph(
         src, dst, num_vertices, weights if sssp_class else None))
     del src, dst, weights

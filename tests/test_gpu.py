@@ -786,3 +786,37 @@ def test_staged_chunks_copy_only_after_the_work_queued_before():
     for _, (chunk,) in staged_chunks([tuples], count):
         assert int(chunk[0]) == -7
     assert (result == cupy.arange(count, dtype=np.int64)).all(), "a chunk was copied over memory still in use"
+
+
+def test_a_releasable_host_array_gives_granules_back_and_pins_them_again():
+    """Granules of 1024 int32 (a page): a released granule is unpinned and reads zeros once pinned again; the
+    others keep what the device wrote; pinning a range pins the granules it touches, release those it covers."""
+    from graph500.kernels.gpu import runtime
+
+    page_items = 1024
+    buffer = runtime.ReleasableHostArray(3 * page_items + 10, np.int32, page_items)
+    assert buffer.pinned_bytes() == 4 * 4096 and not buffer.released()
+    buffer.array[:] = cupy.arange(buffer.array.shape[0], dtype=np.int32)  # written by the device in place
+    buffer.release(page_items - 1, 3 * page_items + 10)  # covers granules 1 to 3 (the last one partial)
+    assert buffer.pinned_bytes() == 4096 and buffer.released()
+    buffer.pin(page_items, page_items + 1)  # touches granule 1 only
+    assert buffer.pinned_bytes() == 2 * 4096
+    assert (buffer.array[:2 * page_items].get() == np.r_[np.arange(page_items), np.zeros(page_items)]).all()
+    buffer.pin(0, buffer.array.shape[0])
+    buffer.array[2 * page_items:] = 5
+    assert (buffer.array[2 * page_items:].get() == 5).all() and not buffer.released()
+    with pytest.raises(ValueError, match="whole pages"):
+        runtime.ReleasableHostArray(10, np.int32, 100)
+
+
+def test_an_edge_list_generated_again_into_given_arrays_is_the_same():
+    """`generate_edges(out=...)` writes a slice again into the arrays given, value for value; wrong arrays are
+    refused."""
+    from graph500.kernels.gpu import generator
+
+    first = generator.generate_edges(10, 16, 2, 3, 1000, 5000)
+    again = [cupy.zeros_like(array) for array in first]
+    assert generator.generate_edges(10, 16, 2, 3, 1000, 5000, out=again)[0] is again[0]
+    assert all((a == b).all() for a, b in zip(first, again))
+    with pytest.raises(ValueError, match="out must be"):
+        generator.generate_edges(10, 16, 2, 3, 1000, 4000, out=again)

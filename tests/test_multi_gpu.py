@@ -102,26 +102,30 @@ def test_nccl_communicator_collectives_on_two_gpus(tmp_path):
     assert result.stdout.count("ok") == 2
 
 
-# `graph500 run` with the requests' blind part (requests.BLIND_CAPACITY) set by the first argument
-BLIND_CAPACITY_RUN = """
+# `graph500 run` with the requests' blind part (requests.BLIND_CAPACITY) set by the first argument (0: unchanged)
+# and, where the second is 1, kernel 1's received tuples in host memory whatever the GPU's room
+SETTINGS_RUN = """
 import sys
 from graph500 import cli
-from graph500.kernels.gpu import requests
-requests.BLIND_CAPACITY = int(sys.argv[1])
-sys.exit(cli.main(sys.argv[2:]))
+from graph500.kernels.gpu import distributed_backend, requests
+if int(sys.argv[1]):
+    requests.BLIND_CAPACITY = int(sys.argv[1])
+if int(sys.argv[2]):
+    distributed_backend.on_device_exchange_bytes = lambda *arguments: float("inf")
+sys.exit(cli.main(sys.argv[3:]))
 """
 
 
-def _gpu_run(num_ranks, folder, capacity=None):
-    record_path = folder / f"gpu-{num_ranks}-{capacity}.json"
+def _gpu_run(num_ranks, folder, capacity=None, host_exchange=False):
+    record_path = folder / f"gpu-{num_ranks}-{capacity}-{host_exchange}.json"
     argv = ["run", "--backend", "gpu", "--scale", "12", "--roots", "16", "--energy", "off", "--json",
             str(record_path)]
-    if capacity is None:
+    if capacity is None and not host_exchange:
         result = run_ranks(num_ranks, "-m", "graph500", *argv, timeout=600, threads=4)
     else:
-        script = folder / "blind_capacity_run.py"
-        script.write_text(BLIND_CAPACITY_RUN)
-        result = run_ranks(num_ranks, script, capacity, *argv, timeout=600, threads=4)
+        script = folder / "settings_run.py"
+        script.write_text(SETTINGS_RUN)
+        result = run_ranks(num_ranks, script, capacity or 0, int(host_exchange), *argv, timeout=600, threads=4)
     assert result.returncode == 0, result.stderr[-3000:]
     return report_fields(result.stdout), json.loads(record_path.read_text())
 
@@ -131,13 +135,16 @@ def one_gpu_record(tmp_path_factory):
     return _gpu_run(1, tmp_path_factory.mktemp("one-gpu"))[1]
 
 
-@pytest.mark.parametrize("num_ranks, capacity", [(2, None), (2, 8), (3, 8), (4, None)])
-def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks, capacity):
+@pytest.mark.parametrize("num_ranks, capacity, host_exchange", [
+    (2, None, False), (2, 8, False), (2, None, True), (3, 8, True), (4, None, False)])
+def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks, capacity, host_exchange):
     """Same roots and nedge as one GPU (a one-rank run), every tree valid, the multi-GPU kernels; 3 ranks: blocks
-    of unequal size; a blind part of 8 requests: most exchanges send the rest in a second exchange."""
+    of unequal size; a blind part of 8 requests: most exchanges send the rest in a second exchange; kernel 1's
+    received tuples in host memory: the slice given back as it is sent and generated again for validation."""
     if visible_gpus() < num_ranks:
         pytest.skip(f"needs {num_ranks} GPUs")
-    fields, record = _gpu_run(num_ranks, tmp_path, capacity)
+    fields, record = _gpu_run(num_ranks, tmp_path, capacity, host_exchange)
+    assert fields["kernel1_received_tuples"].startswith("host" if host_exchange else "device")
     assert fields["num_mpi_processes"] == str(num_ranks) and fields["validation"] == "passed"
     assert fields["bfs_kernel"] == "gpu-distributed-direction-optimizing"
     assert fields["sssp_kernel"] == "gpu-distributed-delta-stepping"

@@ -10,7 +10,8 @@ with each rank's graph and searches on its GPU:
   off). Ranks sharing a GPU are refused: NCCL takes one GPU per rank.
 - Generation: rank r's slice of the tuples (`graph500.partition.tuple_range`)
   by the device generator, into pinned host memory mapped into its GPU (as
-  the one-GPU backend keeps its edge list); the search keys from a bitmap
+  the one-GPU backend keeps its edge list; `runtime.ReleasableHostArray`,
+  pinned by chunks of ``TUPLE_CHUNK`` tuples); the search keys from a bitmap
   of the rank's tuples' endpoints on its GPU, the keys' candidates asked a
   batch at a time (`graph500.distributed.IncidentVertices`).
 - Kernel 1 (`exchange_tuples`, then `gpu.build.build_rows`): in chunks of
@@ -18,18 +19,23 @@ with each rank's graph and searches on its GPU:
   to rank d (once when both endpoints are d's; self-loops nowhere): the
   chunk copied to the GPU, its destinations, a stable sort by destination,
   one NCCL alltoallv into the received tuples' buffers on the GPU (where
-  they and the build fit; else a first pass counts, so that the rank pins
-  host memory for them once). Then the rank builds the rows of its block
-  from them on its GPU (the one-GPU sort-based builder given a row range),
-  its vertices numbered by decreasing degree within the block.
+  they and the build fit). Else into pinned host memory: a first pass counts
+  them, and the exchange gives each chunk of the slice back to the host once
+  it is on the GPU and pins the received tuples as they arrive, so that a
+  rank holds the tuples it receives, not those and its slice. Then the rank
+  builds the rows of its block from them on its GPU (the one-GPU sort-based
+  builder given a row range), its vertices numbered by decreasing degree
+  within the block.
 - Validation: the distributed validator on each rank's GPU, its tuple slice
-  relabelled by its distinct endpoints into mapped host memory and read in
-  chunks, the endpoints' parents and levels or distances asked of their
-  owners through NCCL.
+  (generated again first where kernel 1 gave it back: untimed, in the
+  validation's set-up) relabelled by its distinct endpoints into mapped host
+  memory and read in chunks, the endpoints' parents and levels or distances
+  asked of their owners through NCCL.
 - Searches: the distributed GPU kernels (`graph500.kernels.gpu.bfs_distributed`);
   a search is timed from a barrier until the slowest rank's GPU is done.
-- Memory (`memory_needs`): each host's pinned memory for its ranks' tuples,
-  and each rank's GPU (kernel 1; the BFS pass and the SSSP pass, one kernel
+- Memory (`memory_needs`): each host's pinned memory for its ranks' tuples
+  (kernel 1's received tuples, or the slice and the validator's relabelled
+  copy), and each rank's GPU (kernel 1; the BFS pass and the SSSP pass, one kernel
   each, with validation's arrays) against its free memory; refused on every
   rank alike, naming each short host and GPU.
 - Energy: NVML on each rank's own GPU, summed over the ranks.
@@ -68,6 +74,8 @@ KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 1 + (4 + 8) + 8, "sssp": 1 + (8 + 12) + 4 + 
 # (`distributed.validation_endpoints`, within 0.3% of the counts on CPU ranks).
 VALIDATION_ENDPOINT_BYTES = 8 + 8 + 8 + (4 + 4 + 4 + 1 + 1) + 16
 VALIDATION_OWNED_BYTES = 8 + 8 + 8 + 8 + 4 + 8 + 1 + 1
+# Pinned host bytes a tuple of the validator's copy of the rank's slice: its endpoints' places (int32 each)
+RELABELLED_TUPLE_BYTES = 4 + 4
 
 
 # NCCL's buffers beside the CUDA context on each GPU of P > 1 ranks: a part and a part per peer (1.2 GiB measured
@@ -101,11 +109,12 @@ def on_device_exchange_bytes(num_tuples, num_ranks, num_vertices, tuple_bytes, w
             + gpu_build.build_memory_bytes(capacity, num_vertices, weighted))
 
 
-def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, on_device):
+def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, on_device, release=None):
     """``(src, dst, weights or None)``: the tuples, of every rank's slice, with an endpoint in this rank's block
     (self-loops left out): in device memory where ``on_device`` (one pass, no pinning, and the build reads them at
     the device's speed: where `on_device_exchange_bytes` fit), else in mapped host memory (a first pass counts
-    them); every rank passes its slice (collective)."""
+    them), pinned as they arrive, ``release(begin, end)`` called once the slice's tuples [begin, end) are on the
+    device (to give them back); every rank passes its slice (collective)."""
     num_ranks = host_comm.size
     num_tuples = src.shape[0]
     num_chunks = host_comm.allreduce(-(-num_tuples // TUPLE_CHUNK), "max")  # every rank exchanges as often
@@ -155,24 +164,32 @@ def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, on_device
             destination = destinations(src[begin:end].copy(), dst[begin:end].copy())
             _, counts = host_comm.alltoallv((), send_counts(destination))
             received_total += int(counts.sum())
-        received = [runtime.host_mapped_empty(received_total, array.dtype) for array in arrays]
+        buffers = [runtime.ReleasableHostArray(received_total, array.dtype, TUPLE_CHUNK, pinned=False)
+                   for array in arrays]
+        received = [buffer.array for buffer in buffers]
         filled = 0
         for begin, end in chunks:
-            parts, counts = chunk_parts(begin, end)
+            parts, counts = chunk_parts(begin, end)  # the chunk read (a copy to the device): not needed again
+            if release is not None:
+                release(begin, end)
             incoming, counts = device_comm.alltoallv(parts, counts)
-            for target, part in zip(received, incoming):
-                target[filled:filled + int(counts.sum())] = part
-            filled += int(counts.sum())
+            arriving = int(counts.sum())
+            for buffer, part in zip(buffers, incoming):
+                buffer.pin(filled, filled + arriving)
+                buffer.array[filled:filled + arriving] = part
+            filled += arriving
     return received[0], received[1], received[2] if weights is not None else None
 
 
 def memory_needs(scale, edgefactor, num_ranks):
-    """``(host bytes, device bytes)`` of one rank, CUDA context apart: pinned host memory for its slice of the
-    tuples and, where they do not stay on its GPU, those it receives (`received_capacity`); on its GPU the largest
-    phase of `device_phases`."""
+    """``(host bytes, device bytes)`` of one rank, CUDA context apart: pinned host memory for kernel 1's exchange
+    where the tuples it receives do not stay on its GPU (those, `received_capacity`, and a chunk of them and of
+    the slice being pinned or given back), or for its slice and the validator's relabelled copy of its endpoints,
+    whichever is more; on its GPU the largest phase of `device_phases`."""
     slice_tuples = -(-(edgefactor << scale) // num_ranks)
-    host = (slice_tuples + received_capacity(slice_tuples, num_ranks)) * single_gpu.EDGE_LIST_BYTES
-    return host, max(device_phases(scale, edgefactor, num_ranks).values())
+    exchange = (received_capacity(slice_tuples, num_ranks) + 2 * TUPLE_CHUNK) * single_gpu.EDGE_LIST_BYTES
+    validation = slice_tuples * (single_gpu.EDGE_LIST_BYTES + RELABELLED_TUPLE_BYTES)
+    return max(exchange, validation), max(device_phases(scale, edgefactor, num_ranks).values())
 
 
 def device_phases(scale, edgefactor, num_ranks):
@@ -216,6 +233,8 @@ class DistributedGPUBackend(DistributedBackend):
         super().__init__(comm)
         self._high_water = runtime.PoolHighWater()
         self._estimate = None  # set by check_memory
+        self._slice, self._slice_generation, self._slice_generated_again = [], None, False  # set by generate
+        self._received_on_device = None  # set by build
         if comm.size == 1:  # the warm-up's one rank: on the GPU made current already
             self.device_comm = SelfCommunicator(xp=cupy)
             return
@@ -237,6 +256,10 @@ class DistributedGPUBackend(DistributedBackend):
                      "hosts": ", ".join(facts["hosts"]), "mpi_library": facts["mpi_library"],
                      "nccl": facts.get("nccl"), "cuda_runtime": cupy.cuda.runtime.runtimeGetVersion(),
                      "cupy": cupy.__version__}
+        if self._received_on_device is not None:
+            described["kernel1_received_tuples"] = "device" if self._received_on_device else "host" + (
+                " (each rank's slice given back as sent, generated again for validation)"
+                if self._slice_generated_again else "")
         if self._estimate is not None:  # the largest rank's, as on one GPU (the pool's fullest and the rest)
             free, total = device.mem_info
             outside_pool = total - free - self._high_water.pool.total_bytes()
@@ -278,13 +301,34 @@ class DistributedGPUBackend(DistributedBackend):
         return single_gpu.GPUBackend.kernel_options(self, kernel_class)
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
-        """This rank's slice of the reference's edge list ``(src, dst, weights)``, in mapped host memory."""
+        """This rank's slice of the reference's edge list ``(src, dst, weights)``, in mapped host memory that
+        kernel 1 may give back (`ReleasableHostArray`s)."""
         start, stop = tuple_range(edgefactor << scale, self.comm.rank, self.comm.size)
         report = None if progress is None else (lambda count: progress(count * self.comm.size))
-        edges = generator.generate_edges(scale, edgefactor, seed1, seed2, start, stop, progress=report,
-                                         empty=runtime.host_mapped_empty)
+        self._slice = []  # the slice's buffers, and how to generate it again
+
+        def empty(count, dtype):
+            self._slice.append(runtime.ReleasableHostArray(count, dtype, TUPLE_CHUNK))
+            return self._slice[-1].array
+
+        edges = generator.generate_edges(scale, edgefactor, seed1, seed2, start, stop, progress=report, empty=empty)
+        self._slice_generation = (scale, edgefactor, seed1, seed2, start, stop)
         cupy.cuda.get_current_stream().synchronize()  # generation is timed by the caller's clock
         return edges
+
+    def _release_slice(self, begin, end):
+        """Give the slice's tuples [begin, end) back to the host (kernel 1 has them on the device)."""
+        for buffer in self._slice:
+            buffer.release(begin, end)
+
+    def _restore_slice(self):
+        """The slice pinned and generated again where kernel 1 gave it back."""
+        if any(buffer.released() for buffer in self._slice):
+            for buffer in self._slice:
+                buffer.pin(0, buffer.array.shape[0])
+            generator.generate_edges(*self._slice_generation, out=[buffer.array for buffer in self._slice])
+            cupy.cuda.get_current_stream().synchronize()
+            self._slice_generated_again = True
 
     def edges_from_host(self, src, dst, weights, num_vertices):
         """Host edge arrays as `generate` returns them here (the warm-up's)."""
@@ -292,7 +336,8 @@ class DistributedGPUBackend(DistributedBackend):
 
     def incident_vertices(self, src, dst, num_vertices):
         """Whether vertices have an edge other than a self-loop in any rank's tuples: `IncidentVertices` of a
-        bitmap on this rank's GPU."""
+        bitmap on this rank's GPU (the slice generated again first where kernel 1 gave it back)."""
+        self._restore_slice()
         return IncidentVertices(self.comm, gpu_build.incident_bitmap(src, dst, num_vertices))
 
     def build(self, src, dst, num_vertices, weights):
@@ -302,9 +347,12 @@ class DistributedGPUBackend(DistributedBackend):
         on_device_bytes = on_device_exchange_bytes(src.shape[0], self.comm.size, num_vertices, tuple_bytes,
                                                    weights is not None)
         on_device = self.comm.allreduce(int(on_device_bytes <= single_gpu.free_device_bytes()), "min") == 1
+        self._received_on_device = on_device
         if on_device and self._estimate is not None:  # the run's estimate: this phase's
             self._estimate = max(self._estimate, on_device_bytes + context_bytes(self.comm.size))
-        received = exchange_tuples(self.device_comm, self.comm, blocks, src, dst, weights, on_device)
+        ours = len(self._slice) == 3 and self._slice[0].array is src and self._slice[1].array is dst  # generated here
+        received = exchange_tuples(self.device_comm, self.comm, blocks, src, dst, weights, on_device,
+                                   release=self._release_slice if ours else None)
         first, count = blocks.begin(self.comm.rank), blocks.count(self.comm.rank)
         offsets, neighbors, row_weights, order, new_label = gpu_build.build_rows(
             *received[:2], num_vertices, received[2], first, count, degree_ordered=True, comm=self.device_comm)
@@ -328,9 +376,9 @@ class DistributedGPUBackend(DistributedBackend):
 
     def validation_graph(self, src, dst, num_vertices, weights):
         """The validators' `DistributedValidationGraph` of this rank's tuples (in mapped host memory), validated on
-        its GPU through NCCL (collective). The pinned memory kernel 1 received tuples in goes back to the host
-        first (CuPy's pinned pool would keep it beside the validator's: 1.5 slices a rank at P = 2)."""
-        cupy.get_default_pinned_memory_pool().free_all_blocks()
+        its GPU through NCCL (collective); the slice generated again first where kernel 1 gave it back."""
+        self._restore_slice()
+        self._slice = []  # the slice's memory goes back with the caller's arrays
         return DistributedValidationGraph.from_edges(self.device_comm, self.blocks(num_vertices), src, dst,
                                                      num_vertices, weights, empty=runtime.host_mapped_empty)
 

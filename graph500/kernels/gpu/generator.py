@@ -33,7 +33,8 @@ _LABEL_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _INSTANCES = tuple(f"generate_edges<{label}>" for label in _LABEL_TYPES.values())
 
 
-def generate_edges(scale, edgefactor=16, seed1=2, seed2=3, start=0, stop=None, progress=None, empty=None):
+def generate_edges(scale, edgefactor=16, seed1=2, seed2=3, start=0, stop=None, progress=None, empty=None,
+                   out=None):
     """Edges ``start`` to ``stop`` (default: all) as CuPy arrays ``(src, dst, weights)``.
 
     Labels are int32 when ``2^scale <= 2^31``, else int64; weights float32.
@@ -41,7 +42,8 @@ def generate_edges(scale, edgefactor=16, seed1=2, seed2=3, start=0, stop=None, p
     ``progress(n)`` is told of each chunk of edges. ``empty(count, dtype)``
     allocates the three arrays (default ``cupy.empty``, device memory;
     ``runtime.host_mapped_empty`` puts them in host memory, written in place
-    by the kernel).
+    by the kernel); ``out``: the three arrays to write instead (generated
+    again).
     """
     empty = empty or cupy.empty
     kronecker.check_parameters(scale, edgefactor, seed1, seed2)
@@ -51,9 +53,11 @@ def generate_edges(scale, edgefactor=16, seed1=2, seed2=3, start=0, stop=None, p
         raise ValueError(f"edge range [{start}, {stop}) is outside [0, {num_edges})")
     label = neighbor_dtype(1 << scale)
     count = stop - start
-    src = empty(count, label)
-    dst = empty(count, label)
-    weights = empty(count, np.float32)
+    if out is None:
+        out = (empty(count, label), empty(count, label), empty(count, np.float32))
+    elif [(array.shape, array.dtype) for array in out] != [((count,), label)] * 2 + [((count,), np.float32)]:
+        raise ValueError(f"out must be {count} {np.dtype(label)} labels twice and {count} float32 weights")
+    src, dst, weights = out
     kernel = runtime.kernel("generator", f"generate_edges<{_LABEL_TYPES[label]}>", _INSTANCES)
     val0, val1 = kronecker.scramble_constants(seed1, seed2)
     seed = cupy.asarray(mrg.seed_state(seed1, seed2))

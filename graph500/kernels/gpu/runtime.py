@@ -12,11 +12,14 @@ given its C type explicitly), `DeviceCounters`, a small block of 64-bit
 device counters that kernels add to and the host reads back in one copy,
 `host_mapped_empty`, CuPy arrays whose memory is pinned host memory that
 kernels read and write in place over the bus (the run's edge list lives
-there, out of device memory), and `PoolHighWater`, the most device memory
-CuPy's pool held.
+there, out of device memory), `ReleasableHostArray`, such an array pinned a
+granule at a time, and `PoolHighWater`, the most device memory CuPy's pool
+held.
 """
 
+import ctypes
 import functools
+import mmap
 import pathlib
 
 import numpy as np
@@ -35,6 +38,8 @@ RESIDENT_THREADS_PER_SM = 2048  # Hopper, Ampere: the most threads a multiproces
 REGISTERS_PER_SM = 65536
 REGISTER_UNIT = 256  # registers are allocated per warp in multiples of this
 NULL = np.uint64(0)  # a null pointer argument: pointers are passed as 8-byte values
+REGISTER_MAPPED = 2  # cudaHostRegisterMapped
+HOST_POINTER_FOR_REGISTERED_MEMORY = 91  # cudaDevAttrCanUseHostPointerForRegisteredMem
 
 
 @functools.lru_cache(maxsize=None)
@@ -137,6 +142,94 @@ def _host_mapped(count, dtype):
     memory = cupy.cuda.memory.UnownedMemory(pinned.ptr, nbytes, pinned, cupy.cuda.Device().id)
     device_view = cupy.ndarray((count,), dtype=dtype, memptr=cupy.cuda.memory.MemoryPointer(memory, 0))
     return np.frombuffer(pinned, dtype=dtype, count=count), device_view
+
+
+class ReleasableHostArray:
+    """A 1-D CuPy array in host memory mapped into the device's address space (one address on host and device, as
+    `host_mapped_empty`'s), pinned a granule of ``granule_items`` items at a time.
+
+    `release` unpins granules and gives their pages back to the operating
+    system (reading them then gives zeros); `pin` pins granules again. An
+    array written or read front to back thus holds only the part in use:
+    kernel 1's exchange on several GPUs gives back its slice of the tuples as
+    it sends them and pins the tuples it receives as they arrive. The memory
+    is an anonymous mapping (transparent huge pages asked for) registered
+    with ``cudaHostRegister``, which gives it the same address on the device
+    where the device says so (every 64-bit platform with unified addressing).
+    """
+
+    def __init__(self, count, dtype, granule_items, pinned=True):
+        self.dtype = np.dtype(dtype)
+        self._granule_bytes = granule_items * self.dtype.itemsize
+        if self._granule_bytes % mmap.PAGESIZE:
+            raise ValueError(f"a granule of {granule_items} items of {self.dtype} is not whole pages")
+        nbytes = max(1, count * self.dtype.itemsize)
+        self._count, self._nbytes = count, nbytes
+        self._mapping = mmap.mmap(-1, -(-nbytes // mmap.PAGESIZE) * mmap.PAGESIZE)
+        if hasattr(mmap, "MADV_HUGEPAGE"):
+            self._mapping.madvise(mmap.MADV_HUGEPAGE)
+        self._export = ctypes.c_char.from_buffer(self._mapping)  # the mapping's address (closed only without it)
+        self._address = ctypes.addressof(self._export)
+        self._pinned = [False] * -(-nbytes // self._granule_bytes)
+        device = cupy.cuda.Device()
+        if not cupy.cuda.runtime.deviceGetAttribute(HOST_POINTER_FOR_REGISTERED_MEMORY, device.id):
+            raise Graph500Error("this GPU cannot use registered host memory at its host address")
+        if pinned:
+            self.pin(0, count)
+        memory = cupy.cuda.memory.UnownedMemory(self._address, nbytes, self, device.id)
+        self.array = cupy.ndarray((count,), dtype=self.dtype, memptr=cupy.cuda.memory.MemoryPointer(memory, 0))
+
+    def _granules(self, begin, end, whole):
+        """The granules of items [begin, end): those it touches, or (``whole``) those it covers."""
+        first_byte, last_byte = begin * self.dtype.itemsize, min(end * self.dtype.itemsize, self._nbytes)
+        if whole:
+            last = len(self._pinned) if last_byte == self._nbytes else last_byte // self._granule_bytes
+            return range(-(-first_byte // self._granule_bytes), last)
+        return range(first_byte // self._granule_bytes, -(-last_byte // self._granule_bytes))
+
+    def _span(self, granule):
+        start = granule * self._granule_bytes
+        return start, min(self._granule_bytes, len(self._mapping) - start)
+
+    def pin(self, begin, end):
+        """Pin every granule that items [begin, end) touch (a Graph500Error naming the size where the driver
+        cannot)."""
+        for granule in self._granules(begin, end, whole=False):
+            if not self._pinned[granule]:
+                start, length = self._span(granule)
+                try:
+                    cupy.cuda.runtime.hostRegister(self._address + start, length, REGISTER_MAPPED)
+                except cupy.cuda.runtime.CUDARuntimeError as error:
+                    raise Graph500Error(f"cannot pin {length / 2**30:.2f} GiB more of host memory ({error}; "
+                                        f"{self.pinned_bytes() / 2**30:.1f} GiB of this array pinned)") from None
+                self._pinned[granule] = True
+
+    def release(self, begin, end):
+        """Unpin the granules that items [begin, end) cover and give their pages back (once the device's work
+        is done)."""
+        granules = [granule for granule in self._granules(begin, end, whole=True) if self._pinned[granule]]
+        if granules:
+            cupy.cuda.runtime.deviceSynchronize()
+        for granule in granules:
+            start, length = self._span(granule)
+            cupy.cuda.runtime.hostUnregister(self._address + start)
+            self._mapping.madvise(mmap.MADV_DONTNEED, start, length)
+            self._pinned[granule] = False
+
+    def released(self):
+        """Whether a granule is not pinned."""
+        return not all(self._pinned)
+
+    def pinned_bytes(self):
+        return sum(self._span(granule)[1] for granule, pinned in enumerate(self._pinned) if pinned)
+
+    def __del__(self):
+        try:
+            self.release(0, self._count)
+            del self._export
+            self._mapping.close()
+        except Exception:  # at the interpreter's exit CUDA may be gone: the process's end unpins and unmaps
+            pass
 
 
 class PoolHighWater:
