@@ -789,22 +789,25 @@ def test_staged_chunks_copy_only_after_the_work_queued_before():
 
 
 def test_a_releasable_host_array_gives_granules_back_and_pins_them_again():
-    """Granules of 1024 int32 (a page): a released granule is unpinned and reads zeros once pinned again; the
-    others keep what the device wrote; pinning a range pins the granules it touches, release those it covers."""
+    """Granules of 1024 int32 (a page): a released granule is unpinned, its pages given back (zeros when pinned
+    again); the others keep what the device wrote; pinning a range pins the granules it touches, release those it
+    covers; `write` copies across granules (one copy could not: each granule is an allocation to the driver)."""
     from graph500.kernels.gpu import runtime
 
     page_items = 1024
     buffer = runtime.ReleasableHostArray(3 * page_items + 10, np.int32, page_items)
     assert buffer.pinned_bytes() == 4 * 4096 and not buffer.released()
-    buffer.array[:] = cupy.arange(buffer.array.shape[0], dtype=np.int32)  # written by the device in place
+    buffer.array[:] = 2  # a kernel's writes, across granules
+    buffer.write(5, cupy.arange(3 * page_items, dtype=np.int32))
+    expected = np.r_[[2] * 5, np.arange(3 * page_items), [2] * 5]
+    assert ((buffer.array + 0).get() == expected).all()  # read by a kernel (a copy to the host: one granule)
     buffer.release(page_items - 1, 3 * page_items + 10)  # covers granules 1 to 3 (the last one partial)
     assert buffer.pinned_bytes() == 4096 and buffer.released()
     buffer.pin(page_items, page_items + 1)  # touches granule 1 only
     assert buffer.pinned_bytes() == 2 * 4096
-    assert (buffer.array[:2 * page_items].get() == np.r_[np.arange(page_items), np.zeros(page_items)]).all()
-    buffer.pin(0, buffer.array.shape[0])
-    buffer.array[2 * page_items:] = 5
-    assert (buffer.array[2 * page_items:].get() == 5).all() and not buffer.released()
+    assert ((buffer.array[:2 * page_items] + 0).get() == np.r_[expected[:page_items], np.zeros(page_items)]).all()
+    buffer.write(2 * page_items, cupy.full(page_items + 10, 5, dtype=np.int32))  # pins what it writes
+    assert ((buffer.array[2 * page_items:] + 0).get() == 5).all() and not buffer.released()
     with pytest.raises(ValueError, match="whole pages"):
         runtime.ReleasableHostArray(10, np.int32, 100)
 

@@ -152,6 +152,8 @@ def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks,
     assert record["bfs"]["nedges"] == one_gpu_record["bfs"]["nedges"]
     assert record["sssp"]["nedges"] == one_gpu_record["sssp"]["nedges"]
     assert f"{num_ranks} ranks x 1 GPU" in fields["device"]
+    if host_exchange:  # the plan's sizes were overridden to send the tuples to the host
+        return
     extensions = record["extensions"]
     # the plan against the pool's high-water mark: the whole GPU's use also counts other processes on it (this
     # pytest process's context and pool on the first GPU, after the suite's one-GPU tests)

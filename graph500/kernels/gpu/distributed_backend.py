@@ -175,8 +175,7 @@ def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, on_device
             incoming, counts = device_comm.alltoallv(parts, counts)
             arriving = int(counts.sum())
             for buffer, part in zip(buffers, incoming):
-                buffer.pin(filled, filled + arriving)
-                buffer.array[filled:filled + arriving] = part
+                buffer.write(filled, part)
             filled += arriving
     return received[0], received[1], received[2] if weights is not None else None
 

@@ -153,79 +153,117 @@ class ReleasableHostArray:
     array written or read front to back thus holds only the part in use:
     kernel 1's exchange on several GPUs gives back its slice of the tuples as
     it sends them and pins the tuples it receives as they arrive. The memory
-    is an anonymous mapping (transparent huge pages asked for) registered
-    with ``cudaHostRegister``, which gives it the same address on the device
-    where the device says so (every 64-bit platform with unified addressing).
+    is a private anonymous mapping registered with ``cudaHostRegister`` a
+    granule at a time, which gives it the same address on the device (where
+    the device says so: every 64-bit platform with unified addressing).
+    Kernels read and write across granules; a copy (``cudaMemcpy``, as CuPy's
+    assignment of an array) must stay within one, as the driver sees each
+    granule as an allocation of its own: `write` copies granule by granule.
     """
 
     def __init__(self, count, dtype, granule_items, pinned=True):
         self.dtype = np.dtype(dtype)
-        self._granule_bytes = granule_items * self.dtype.itemsize
-        if self._granule_bytes % mmap.PAGESIZE:
+        self._granule_items = granule_items
+        granule_bytes = granule_items * self.dtype.itemsize
+        if granule_bytes % mmap.PAGESIZE:
             raise ValueError(f"a granule of {granule_items} items of {self.dtype} is not whole pages")
-        nbytes = max(1, count * self.dtype.itemsize)
-        self._count, self._nbytes = count, nbytes
-        self._mapping = mmap.mmap(-1, -(-nbytes // mmap.PAGESIZE) * mmap.PAGESIZE)
-        if hasattr(mmap, "MADV_HUGEPAGE"):
-            self._mapping.madvise(mmap.MADV_HUGEPAGE)
-        self._export = ctypes.c_char.from_buffer(self._mapping)  # the mapping's address (closed only without it)
-        self._address = ctypes.addressof(self._export)
-        self._pinned = [False] * -(-nbytes // self._granule_bytes)
         device = cupy.cuda.Device()
         if not cupy.cuda.runtime.deviceGetAttribute(HOST_POINTER_FOR_REGISTERED_MEMORY, device.id):
             raise Graph500Error("this GPU cannot use registered host memory at its host address")
+        self._count = count
+        self._pages = _RegisteredPages(max(1, count * self.dtype.itemsize), granule_bytes)
         if pinned:
             self.pin(0, count)
-        memory = cupy.cuda.memory.UnownedMemory(self._address, nbytes, self, device.id)
+        memory = cupy.cuda.memory.UnownedMemory(self._pages.address, self._pages.nbytes, self._pages, device.id)
         self.array = cupy.ndarray((count,), dtype=self.dtype, memptr=cupy.cuda.memory.MemoryPointer(memory, 0))
 
     def _granules(self, begin, end, whole):
         """The granules of items [begin, end): those it touches, or (``whole``) those it covers."""
-        first_byte, last_byte = begin * self.dtype.itemsize, min(end * self.dtype.itemsize, self._nbytes)
+        end = min(end, self._count)
         if whole:
-            last = len(self._pinned) if last_byte == self._nbytes else last_byte // self._granule_bytes
-            return range(-(-first_byte // self._granule_bytes), last)
-        return range(first_byte // self._granule_bytes, -(-last_byte // self._granule_bytes))
-
-    def _span(self, granule):
-        start = granule * self._granule_bytes
-        return start, min(self._granule_bytes, len(self._mapping) - start)
+            last = len(self._pages.pinned) if end == self._count else end // self._granule_items
+            return range(-(-begin // self._granule_items), last)
+        return range(begin // self._granule_items, -(-end // self._granule_items))
 
     def pin(self, begin, end):
         """Pin every granule that items [begin, end) touch (a Graph500Error naming the size where the driver
         cannot)."""
         for granule in self._granules(begin, end, whole=False):
-            if not self._pinned[granule]:
-                start, length = self._span(granule)
-                try:
-                    cupy.cuda.runtime.hostRegister(self._address + start, length, REGISTER_MAPPED)
-                except cupy.cuda.runtime.CUDARuntimeError as error:
-                    raise Graph500Error(f"cannot pin {length / 2**30:.2f} GiB more of host memory ({error}; "
-                                        f"{self.pinned_bytes() / 2**30:.1f} GiB of this array pinned)") from None
-                self._pinned[granule] = True
+            self._pages.pin(granule)
 
     def release(self, begin, end):
         """Unpin the granules that items [begin, end) cover and give their pages back (once the device's work
         is done)."""
-        granules = [granule for granule in self._granules(begin, end, whole=True) if self._pinned[granule]]
+        granules = [granule for granule in self._granules(begin, end, whole=True) if self._pages.pinned[granule]]
         if granules:
             cupy.cuda.runtime.deviceSynchronize()
         for granule in granules:
-            start, length = self._span(granule)
-            cupy.cuda.runtime.hostUnregister(self._address + start)
-            self._mapping.madvise(mmap.MADV_DONTNEED, start, length)
-            self._pinned[granule] = False
+            self._pages.release(granule)
+
+    def write(self, begin, values):
+        """``array[begin:begin + len(values)] = values`` (a CuPy array), its granules pinned first, copied
+        granule by granule."""
+        end = begin + values.shape[0]
+        self.pin(begin, end)
+        at = begin
+        while at < end:
+            stop = min(end, (at // self._granule_items + 1) * self._granule_items)
+            self.array[at:stop] = values[at - begin:stop - begin]
+            at = stop
 
     def released(self):
         """Whether a granule is not pinned."""
-        return not all(self._pinned)
+        return not all(self._pages.pinned)
 
     def pinned_bytes(self):
-        return sum(self._span(granule)[1] for granule, pinned in enumerate(self._pinned) if pinned)
+        return sum(self._pages.span(granule)[1] for granule, pinned in enumerate(self._pages.pinned) if pinned)
+
+
+class _RegisteredPages:
+    """The memory of a `ReleasableHostArray` (its arrays' owner): a private anonymous mapping (transparent huge
+    pages asked for) and which granules of it are registered with CUDA; unregistered and unmapped when no array
+    uses it."""
+
+    def __init__(self, nbytes, granule_bytes):
+        self.nbytes, self._granule_bytes = nbytes, granule_bytes
+        self._mapping = mmap.mmap(-1, -(-nbytes // mmap.PAGESIZE) * mmap.PAGESIZE,
+                                  flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        if hasattr(mmap, "MADV_HUGEPAGE"):
+            self._mapping.madvise(mmap.MADV_HUGEPAGE)
+        self._export = ctypes.c_char.from_buffer(self._mapping)  # the mapping's address (closed only without it)
+        self.address = ctypes.addressof(self._export)
+        self.pinned = [False] * -(-nbytes // granule_bytes)
+
+    def span(self, granule):
+        """``(offset, bytes)`` of a granule in the mapping."""
+        start = granule * self._granule_bytes
+        return start, min(self._granule_bytes, len(self._mapping) - start)
+
+    def pin(self, granule):
+        if self.pinned[granule]:
+            return
+        start, length = self.span(granule)
+        try:
+            cupy.cuda.runtime.hostRegister(self.address + start, length, REGISTER_MAPPED)
+        except cupy.cuda.runtime.CUDARuntimeError as error:
+            pinned = sum(self.pinned) * self._granule_bytes
+            raise Graph500Error(f"cannot pin {length / 2**30:.2f} GiB more of host memory ({error}; "
+                                f"{pinned / 2**30:.1f} GiB of this array pinned)") from None
+        self.pinned[granule] = True
+
+    def release(self, granule):
+        start, length = self.span(granule)
+        cupy.cuda.runtime.hostUnregister(self.address + start)
+        self._mapping.madvise(mmap.MADV_DONTNEED, start, length)
+        self.pinned[granule] = False
 
     def __del__(self):
         try:
-            self.release(0, self._count)
+            if any(self.pinned):
+                cupy.cuda.runtime.deviceSynchronize()  # work queued before the arrays went may still use it
+            for granule, pinned in enumerate(self.pinned):
+                if pinned:
+                    cupy.cuda.runtime.hostUnregister(self.address + self.span(granule)[0])
             del self._export
             self._mapping.close()
         except Exception:  # at the interpreter's exit CUDA may be gone: the process's end unpins and unmaps
