@@ -83,6 +83,11 @@ RELABELLED_TUPLE_BYTES = 4 + 4
 NCCL_BYTES, NCCL_PEER_BYTES, NODE_PEERS = 1 << 30, 400 << 20, 7
 
 TUPLE_CHUNK = 1 << 26  # tuples a rank sends at once in kernel 1's exchange
+# The most tuples a rank receives above (2 - 1 / P) slices, as a share: a block's share of the tuples depends on the
+# hubs it holds (the reference graph, the busiest rank: SCALE 20 on 4 ranks 10% above, SCALE 22 4.9%, SCALE 24 0.8%;
+# 8 ranks 18%, 12.5%, 4.0%); a rank that receives more grows its buffers by a quarter (two at once for a moment, the
+# grown one kept through the build: 11% above the plan at SCALE 28 on four H200s, with 0.2% of slack).
+RECEIVED_SLACK = 0.05
 # Device bytes per tuple of an exchange chunk: two destinations (int64) and their order, the chunk read from the
 # host, the parts sent and received (two each a tuple: labels and weight).
 EXCHANGE_CHUNK_TUPLE_BYTES = 2 * 8 + 2 * 8 + 12 + 2 * 2 * 12
@@ -97,16 +102,18 @@ def context_bytes(num_ranks):
 def received_capacity(num_tuples, num_ranks):
     """The tuples a rank of ``num_ranks`` receives in kernel 1's exchange of slices of ``num_tuples``, planned:
     each of its block's tuples once, twice where the other endpoint is another rank's, about (2 - 1 / P) times its
-    slice (the buffers grow past that if they must)."""
-    return -(-num_tuples * (2 * num_ranks - 1) // num_ranks) + TUPLE_CHUNK // 16
+    slice, and `RECEIVED_SLACK` more (the buffers grow past that if they must)."""
+    expected = -(-num_tuples * (2 * num_ranks - 1) // num_ranks)
+    return expected + int(expected * RECEIVED_SLACK) + TUPLE_CHUNK // 16
 
 
 def on_device_exchange_bytes(num_tuples, num_ranks, num_vertices, tuple_bytes, weighted):
     """Device bytes of kernel 1 where the received tuples stay on the GPU (a slice of ``num_tuples`` tuples of
-    ``tuple_bytes`` each): the received tuples, an exchange chunk and the build of their rows."""
+    ``tuple_bytes`` each): the received tuples, an exchange chunk and the build of the block's rows (about two
+    entries a tuple of a slice, as many as the rank's share of the graph's, with the whole graph's label tables)."""
     capacity = received_capacity(num_tuples, num_ranks)
     return (capacity * tuple_bytes + min(num_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES
-            + gpu_build.build_memory_bytes(capacity, num_vertices, weighted))
+            + gpu_build.build_memory_bytes(num_tuples, num_vertices, weighted, degree_ordered=True))
 
 
 def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, on_device, release=None):
