@@ -311,6 +311,7 @@ class DistributedGPUBackend(DistributedBackend):
         kernel 1 may give back (`ReleasableHostArray`s)."""
         start, stop = tuple_range(edgefactor << scale, self.comm.rank, self.comm.size)
         report = None if progress is None else (lambda count: progress(count * self.comm.size))
+        self._high_water.start()  # the run's own peak from here on (the warm-up's small graphs are gone)
         self._slice = []  # the slice's buffers, and how to generate it again
 
         def empty(count, dtype):
