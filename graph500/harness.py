@@ -3,13 +3,14 @@
 0. Warm-up (`graph500.warm_up`): compile, or load from the caches, what the
    steps below call, on small graphs, before anything is timed.
 1. Generate the edge list (timed: ``graph_generation``).
-2. Build the graph (timed: ``construction_time``): kernel 1 plus each chosen
+2. Choose the search keys exactly as the reference does (from the edge list,
+   before kernel 1, which may give its memory back: several GPUs).
+3. Build the graph (timed: ``construction_time``): kernel 1 plus each chosen
    kernel's own precomputation, which the spec charges to construction. One
    kernel lives at a time: the SSSP is set up (timed, added to
    ``construction_time``, reported as ``sssp_setup_time`` too) once the BFS
    pass is over and the BFS freed, so a run's peak memory is the graph and the
    larger kernel, not both.
-3. Choose the search keys exactly as the reference does.
 4. One untimed, validated search from the first root per kernel (it catches
    what the warm-up's small graphs did not reach, outside every timed search).
 5. BFS pass, then SSSP pass: for each root, time the search alone, count nedge,

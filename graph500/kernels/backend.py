@@ -40,7 +40,8 @@ class Backend(Protocol):
         """Host edge arrays as `generate` returns them (the warm-up's small graphs)."""
 
     def build(self, src, dst, num_vertices, weights):
-        """Kernel 1: the graph the kernels search."""
+        """Kernel 1: the graph the kernels search. It may give the edge list's memory back: the arrays must not be
+        read again but by `validation_graph` or `incident_vertices`, which generate them again first."""
 
     def from_host_csr(self, graph):
         """A host `CSRGraph` as `build` returns graphs (the warm-up's)."""
