@@ -12,7 +12,7 @@ allows rather than the graph and the edge list at once.
 - Generation: the reference-exact Kronecker generator in CUDA C++
   (``gpu/generator.py``), bit-identical to the CPU's, written by the kernel
   straight into the mapped host memory; labels are int32 when ``N <= 2^31``.
-  ``graph_generation`` includes pinning that memory (about a second per GiB).
+  ``graph_generation`` includes pinning that memory (0.35-0.4 s a GiB measured on an H200 host).
 - Construction: the sort-based device builder (``gpu/build.py``), reading
   the tuples over the bus, vertices renumbered by decreasing degree (the
   kernels take roots and give their outputs under the input's labels).
