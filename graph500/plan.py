@@ -13,7 +13,8 @@ host). With ``--host-memory`` (and on GPUs ``--gpu-memory``), the largest SCALE 
 run pins at most 90% of a host's memory). ``--json`` prints one JSON object with ``bytes_per_rank``,
 ``bytes_per_host`` and, on GPUs, ``bytes_per_gpu`` (integers), and the phases; on several ranks
 ``whole_graph_bytes``, the part of a rank's (a GPU's) peak held for all N vertices, which more ranks do not
-shrink.
+shrink, and on several GPUs ``kernel1_on_device_bytes``, the free memory a GPU needs for kernel 1 to keep the tuples
+it receives on it (else they go to pinned host memory and kernel 1 reads them over the bus).
 """
 
 import json
@@ -54,6 +55,10 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
                     else gpu_distributed.memory_needs(scale, edgefactor, ranks)[0])
         whole_graph = gpu_distributed.whole_graph_bytes(scale)
         plan.update(phases_on="gpu", phases=phases, context=context, bytes_per_gpu=int(max(phases.values()) + context))
+        if ranks > 1:  # where kernel 1 keeps the tuples a GPU receives on it (else in host memory: slower)
+            slice_tuples = -(-(edgefactor << scale) // ranks)
+            plan["kernel1_on_device_bytes"] = int(gpu_distributed.on_device_exchange_bytes(
+                slice_tuples, ranks, 1 << scale, gpu_backend.EDGE_LIST_BYTES, weighted=True) + context)
     if ranks > 1:  # what more ranks do not shrink
         plan["whole_graph_bytes"] = int(whole_graph)
     plan["bytes_per_rank"] = int(per_rank)
@@ -98,6 +103,10 @@ def plan_text(plan):
     if "whole_graph_bytes" in plan:
         lines.append(f"of which held for all N vertices on every {'GPU' if 'bytes_per_gpu' in plan else 'rank'} "
                      f"(more ranks do not shrink it): {plan['whole_graph_bytes'] / GIB:.2f} GiB")
+    if "kernel1_on_device_bytes" in plan:
+        lines.append(f"kernel 1 keeps the tuples a GPU receives on it where the GPU has "
+                     f"{plan['kernel1_on_device_bytes'] / GIB:.2f} GiB (context and NCCL counted), else in pinned "
+                     f"host memory, read over the bus (several times slower)")
     lines.append(f"a host: {plan['bytes_per_host'] / GIB:.2f} GiB")
     return lines
 

@@ -139,3 +139,13 @@ def test_scale_32_on_256_ranks_plans_at_most_20_gb_a_rank():
     scale_32 = plan.memory_plan(32, ranks=256)
     assert scale_32["bytes_per_rank"] <= 20 * 10**9
     assert scale_32["whole_graph_bytes"] == distributed.WHOLE_GRAPH_BYTES_PER_VERTEX * 2**32
+
+
+def test_the_gpu_plan_says_where_kernel_1_keeps_the_tuples_it_receives():
+    """SCALE 28 on two GPUs keeps them on an H200, not on an H100, as the runs did (kernel 1 8.4 s and 59 s); SCALE 27
+    on two keeps them on an H100; one GPU has no such exchange."""
+    h100, h200 = 81559 << 20, 143771 << 20  # the memory nvidia-smi reports
+    assert h100 < plan.memory_plan(28, ranks=2, backend="gpu")["kernel1_on_device_bytes"] < h200
+    assert plan.memory_plan(27, ranks=2, backend="gpu")["kernel1_on_device_bytes"] < h100
+    assert "kernel1_on_device_bytes" not in plan.memory_plan(26, backend="gpu")
+    assert "else in pinned host memory" in "\n".join(plan.plan_text(plan.memory_plan(28, ranks=2, backend="gpu")))
