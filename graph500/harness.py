@@ -354,8 +354,10 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         (graph, kernel), construction_time = slowest(comm, construct)
         bar.update(1)
 
-    validation_graph, validation_setup = slowest(comm, lambda: backend.validation_graph(
-        src, dst, num_vertices, weights if sssp_class else None))
+    with _progress(config, total=1, desc="validation set-up") as bar:  # long where the edge list is made again
+        validation_graph, validation_setup = slowest(comm, lambda: backend.validation_graph(
+            src, dst, num_vertices, weights if sssp_class else None))
+        bar.update(1)
     del src, dst, weights
 
     results, sssp_setup_time = {}, None

@@ -415,3 +415,14 @@ def test_trace_prints_levels_and_keeps_them_in_the_record(capsys, tmp_path):
     for levels in trace:
         assert levels[0]["frontier"] == 1 and levels[0]["direction"] in ("top-down", "bottom-up")
         assert all(set(level) == {"direction", "frontier", "edges", "seconds"} for level in levels)
+
+
+def test_progress_bars_name_every_long_step(capsys):
+    """With --progress, stderr shows a bar for generation, kernel 1, the validation's set-up (long where the edge
+    list is generated again) and each pass; without, none."""
+    assert cli.main(["run", "--scale", "8", "--roots", "2", "--energy", "off", "--progress"]) == 0
+    shown = capsys.readouterr().err
+    for step in ("generate", "construct", "validation set-up", "bfs", "sssp"):
+        assert f"{step}:" in shown, step
+    assert cli.main(["run", "--scale", "8", "--roots", "2", "--energy", "off", "--no-progress"]) == 0
+    assert "validation set-up:" not in capsys.readouterr().err
