@@ -56,9 +56,7 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
         whole_graph = gpu_distributed.whole_graph_bytes(scale)
         plan.update(phases_on="gpu", phases=phases, context=context, bytes_per_gpu=int(max(phases.values()) + context))
         if ranks > 1:  # where kernel 1 keeps the tuples a GPU receives on it (else in host memory: slower)
-            slice_tuples = -(-(edgefactor << scale) // ranks)
-            plan["kernel1_on_device_bytes"] = int(gpu_distributed.on_device_exchange_bytes(
-                slice_tuples, ranks, 1 << scale, gpu_backend.EDGE_LIST_BYTES, weighted=True) + context)
+            plan["kernel1_on_device_bytes"] = int(gpu_distributed.kernel1_on_device_bytes(scale, edgefactor, ranks))
     if ranks > 1:  # what more ranks do not shrink
         plan["whole_graph_bytes"] = int(whole_graph)
     plan["bytes_per_rank"] = int(per_rank)
