@@ -371,7 +371,9 @@ def test_one_block_levels_leave_to_the_host_a_frontier_the_rule_sends_bottom_up(
 
 
 DISTRIBUTED_BFS_VARIANTS = {"default": {}, "top-down": {"gamma": 1e-12},
-                            "bottom-up": {"alpha": 1e12, "beta": 1e12, "gamma": 0}}
+                            "bottom-up": {"alpha": 1e12, "beta": 1e12, "gamma": 0},
+                            "switch-back": {"alpha": 300.0, "beta": 24.0},
+                            "bottom-up-a-level-a-read": {"graph_levels": 1}}
 
 
 def one_rank_graph(graph, ordering, weighted=False):
