@@ -372,8 +372,7 @@ def test_one_block_levels_leave_to_the_host_a_frontier_the_rule_sends_bottom_up(
 
 DISTRIBUTED_BFS_VARIANTS = {"default": {}, "top-down": {"gamma": 1e-12},
                             "bottom-up": {"alpha": 1e12, "beta": 1e12, "gamma": 0},
-                            "switch-back": {"alpha": 300.0, "beta": 24.0},
-                            "bottom-up-a-level-a-read": {"graph_levels": 1}}
+                            "bottom-up-to-the-end": {"alpha": 30.0, "beta": float("inf"), "trace": False}}
 
 
 def one_rank_graph(graph, ordering, weighted=False):
@@ -397,9 +396,9 @@ def test_distributed_gpu_bfs_on_one_rank_validates(variant, ordering, graph):
     from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
 
     part = one_rank_graph(graph, ordering)
-    kernel = DistributedDirectionOptimizingBFS(part, trace=True, **DISTRIBUTED_BFS_VARIANTS[variant])
+    kernel = DistributedDirectionOptimizingBFS(part, **{"trace": True, **DISTRIBUTED_BFS_VARIANTS[variant]})
     run_and_validate(kernel, graph, *validation_graphs(graph))
-    if variant != "default" and kernel.trace:
+    if variant in ("top-down", "bottom-up") and kernel.trace:
         wanted = gpu_bfs.TOP_DOWN if variant == "top-down" else gpu_bfs.BOTTOM_UP
         assert {level["direction"] for level in kernel.trace} == {wanted}
         assert all(level["compute_seconds"] > 0 for level in kernel.trace)

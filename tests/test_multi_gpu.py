@@ -111,7 +111,7 @@ from graph500.kernels.gpu import distributed_backend, requests
 from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
 if int(sys.argv[1]):
     requests.BLIND_CAPACITY = int(sys.argv[1])
-    DistributedDirectionOptimizingBFS.__init__.__kwdefaults__["beta"] = 24.0  # back to top-down in the tail
+    DistributedDirectionOptimizingBFS.__init__.__kwdefaults__["beta"] = float("inf")  # bottom-up to the end
 if int(sys.argv[2]):
     distributed_backend.on_device_exchange_bytes = lambda *arguments: float("inf")
 sys.exit(cli.main(sys.argv[3:]))
@@ -142,7 +142,7 @@ def one_gpu_record(tmp_path_factory):
 def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks, capacity, host_exchange):
     """Same roots and nedge as one GPU (a one-rank run), every tree valid, the multi-GPU kernels; 3 ranks: blocks
     of unequal size; a blind part of 8 requests: most exchanges send the rest in a second exchange, and the BFS
-    switches back to top-down (the one-GPU kernel's beta; by default it stays bottom-up); kernel 1's
+    stays bottom-up to the end once bottom-up (infinite beta: several levels a read); kernel 1's
     received tuples in host memory: the slice given back as it is sent and generated again for validation."""
     if visible_gpus() < num_ranks:
         pytest.skip(f"needs {num_ranks} GPUs")

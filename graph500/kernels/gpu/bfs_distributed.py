@@ -10,11 +10,10 @@ its own), who claims it; bottom-up, each rank scans its block against the
 whole frontier, then the ranks allgather their blocks of the next one. The
 direction: the one-GPU rule on global counts, the frontier's edges taken as
 P times the most one rank holds where that is more (a top-down level lasts
-as long as its busiest rank), and no switch back: once bottom-up, the
-search stays bottom-up to its end. One counter read a level, and one MPI
+as long as its busiest rank); one counter read a level, and one MPI
 allreduce a top-down level. A bottom-up level runs as a captured CUDA graph
-(scan, allgather, its counts summed by NCCL on the device), several a read;
-small top-down levels too, decided on the device. Parents are global
+(scan, allgather, its counts summed by NCCL on the device); small top-down
+levels too, decided on the device, several a read. Parents are global
 labels written by the child's owner; P = 1 is the one-GPU search without
 its degree ordering.
 `docs/multi-gpu.md` has the details and the costs.
@@ -25,12 +24,11 @@ neighbours (int32, n); bitmaps visited, never-searched and two frontiers (W word
 each); two queues (int32, n), prefix sums (uint64, n), parents (int32, n);
 the requests' touched bitmap, staging (N words) and buffers; four CUDA graphs.
 
-Tunables: ``alpha`` (the one-GPU kernel's ALPHA 30: 1.14x 300 on two GPUs
-at SCALE 26 where each search follows a validation, as in a run);
-``beta`` (SEVERAL_BETA infinite: once bottom-up, bottom-up to the end, the
-levels launched ``graph_levels`` at a time and the counters read once:
-1.17x the one-GPU kernel's 24, whose switch back costs a top-down level's
-host steps and exchanges); ``gamma``,
+Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than one GPU's 30,
+the fastest of 30, 300, 1000 on two GPUs);
+``beta`` (the one-GPU kernel's BETA 24; infinite: once bottom-up, bottom-up
+to the end, ``graph_levels`` levels launched a read, one past the last
+finding nothing; docs/measurements.md has what each measured); ``gamma``,
 ``short_scan``, ``row_copy`` (the one-GPU kernel's); ``interleaved_rows``
 (True: the rows searched, the copy or the graph's own with their weights,
 sorted by `build.sort_rows` over the interleaved blocks,
@@ -39,7 +37,7 @@ by label a row lists all of one block's neighbours before the next's: 1.04x
 on two GPUs at SCALE 27, a noisy median); ``small_edges``
 (SMALL_LEVEL_EDGES 2^16, the requests' blind capacity: a captured level's
 claims always fit it); ``graph_levels`` (GRAPH_LEVELS 2: captured levels
-launched per read, small top-down ones and bottom-up ones to the end; one
+launched per read, small top-down ones (and bottom-up ones to the end); one
 that does not run still costs its empty exchange: 2 was 1.04x 4 on two GPUs
 at SCALE 27); ``blind_capacity``
 (`requests.BLIND_CAPACITY` 2^16 a rank: 2^19 and 2^21 were 1.01-1.05x,
@@ -55,7 +53,7 @@ import numpy as np
 
 from graph500.kernels import register
 from graph500.kernels.gpu import requests, runtime
-from graph500.kernels.gpu.bfs import (ALPHA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
+from graph500.kernels.gpu.bfs import (BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
                                       NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, SMALL_FRONTIER, THREADS, TOP_DOWN,
                                       beamer_direction, bitmap, bottom_up_level, parents_to_input_labels,
                                       queue_to_bitmap, sorted_queue, strongest_neighbours, top_down_expand)
@@ -66,7 +64,7 @@ from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
 from graph500.kernels.graph import PartitionedGraph, whole_graph_part
 
 
-SEVERAL_BETA = math.inf  # never back to top-down on several GPUs (the one-GPU kernel's BETA is 24)
+SEVERAL_ALPHA = 300.0  # the switch to bottom-up on several GPUs (the one-GPU kernel's ALPHA is 30)
 SMALL_LEVEL_EDGES = requests.BLIND_CAPACITY
 GRAPH_LEVELS = 2
 # bfs.cu's small-level state
@@ -92,7 +90,7 @@ class DistributedDirectionOptimizingBFS:
     backend = "gpu"
     distributed = True
 
-    def __init__(self, graph, *, alpha=ALPHA, beta=SEVERAL_BETA, gamma=GAMMA, short_scan=SHORT_SCAN, row_copy=True,
+    def __init__(self, graph, *, alpha=SEVERAL_ALPHA, beta=BETA, gamma=GAMMA, short_scan=SHORT_SCAN, row_copy=True,
                  interleaved_rows=True, small_edges=SMALL_LEVEL_EDGES, graph_levels=GRAPH_LEVELS,
                  blind_capacity=requests.BLIND_CAPACITY, trace=False):
         self.graph = graph = device_part(graph, self.name)
@@ -194,7 +192,7 @@ class DistributedDirectionOptimizingBFS:
                 counts = self._top_down_level(parent, local_size, local_edges, edges, timer)
                 size, edges, busiest, scanned_edges = self._global_counts(counts)
             else:
-                # to the end, several levels a read: one past the last finds nothing and changes nothing
+                # bottom-up to the end (infinite beta): several levels a read, one past the last changes nothing
                 levels = max(self.graph_levels, 1) if self._bottom_up_to_the_end and not self.record_trace else 1
                 for k in range(levels):
                     frontier = self._bottom_up_level(level + k, parent, timer)
