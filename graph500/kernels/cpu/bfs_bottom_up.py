@@ -223,7 +223,7 @@ def bottom_up_levels(graph, first_neighbors, word_bounds, task_copy, frontier, n
     while True:
         start = time.perf_counter()
         found, examined = bottom_up_step(graph.offsets, graph.neighbors, first_neighbors, word_bounds, task_copy,
-                                         frontier, next_frontier, visited, parents.array, parents.labels)
+                                         frontier, next_frontier, visited, parents.array, parents.written)
         trace.append(trace_entry("bottom-up", awake, examined, time.perf_counter() - start))
         frontier, next_frontier = next_frontier, frontier
         if found == 0 or (found < awake and found <= stop_at):

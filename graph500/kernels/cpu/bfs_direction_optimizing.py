@@ -97,7 +97,7 @@ class DirectionOptimizingBFS:
         graph = self.graph
         root = int(graph.new_label[root])
         parent = self.parents.start(root)
-        parent_labels = self.parents.labels
+        parent_labels = self.parents.written
         found_vertex, found_claimer, num_tasks = self.buffers.get()
         word_bounds, task_copy = self.layout.tasks()
         visited = self.layout.visited_bitmap(root)

@@ -405,7 +405,7 @@ class DistributedBFS:
         word_bounds, task_copy = self.layout.tasks()
         found, examined = bottom_up_step(graph.offsets, graph.neighbors, self.layout.first_neighbors, word_bounds,
                                          task_copy, frontier.whole.reshape(1, -1), next_frontier.reshape(1, -1), skip,
-                                         parent, self.parents.labels)
+                                         parent, self.parents.written)
         np.bitwise_or(self.local_visited, next_frontier, out=self.local_visited)
         found_edges = bitmap_to_queue_and_edges(next_frontier, graph.offsets)[1] if found else 0
         return found, found_edges, edges + examined
@@ -426,7 +426,7 @@ class DistributedBFS:
         count = received.shape[0]
         num_tasks = numba.get_num_threads() if count >= self.parallel_edges else 1
         found, found_edges = _claim_children(received, receive_counts, graph.blocks.block, graph.offsets, parent,
-                                             self.parents.labels, next_frontier, num_tasks,
+                                             self.parents.written, next_frontier, num_tasks,
                                              np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64))
         return found, found_edges, edges
 
@@ -463,7 +463,7 @@ class DistributedBFS:
                 found, examined = bottom_up_step(graph.offsets, graph.neighbors, self.layout.first_neighbors,
                                                  word_bounds, task_copy, frontier.whole.reshape(1, -1),
                                                  next_frontier.local.reshape(1, -1), self.local_visited, parent,
-                                                 self.parents.labels)
+                                                 self.parents.written)
                 found_edges = 0  # counted below if top-down follows
             else:
                 unexplored_edges -= frontier_edges

@@ -215,7 +215,7 @@ class TopDownBFS:
         while frontier.shape[0]:
             start = time.perf_counter()
             next_frontier, next_edges = top_down_step(graph.offsets, graph.neighbors, frontier, frontier_edges, visited,
-                                                      parent, self.parents.labels, found_vertex, found_claimer,
+                                                      parent, self.parents.written, found_vertex, found_claimer,
                                                       num_tasks, self.parallel_edges)
             self.trace.append(trace_entry("top-down", frontier.shape[0], frontier_edges, time.perf_counter() - start))
             frontier, frontier_edges = next_frontier, next_edges
