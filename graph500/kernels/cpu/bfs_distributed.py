@@ -22,8 +22,8 @@ rules on global counts:
 
 Degree ordering (``reorder``): each rank numbers its block by decreasing
 degree (owners unchanged) and lists each row hubs first; parents are
-written under their input labels as found and gathered into input order at
-the end. Every per-edge and per-vertex loop is a prange over one task per
+written under the search's labels as found, mapped to their input labels
+and gathered into input order at the end (`frontier.Parents`). Every per-edge and per-vertex loop is a prange over one task per
 thread, without atomics (a lost visited bit only costs a duplicate request).
 
 Data structures per rank (n = N / P vertices): parents (n, kept across
@@ -126,7 +126,7 @@ def _claim_children(received, receive_counts, block, offsets, parent, parent_lab
     parents are offsets in r's block; children are offsets in this rank's).
 
     A child is claimed by the first request that finds ``parent == -1``, which
-    writes the parent ``u`` as ``label_of(parent_labels, u)`` (its input label); those
+    writes the parent ``u`` as ``label_of(parent_labels, u)`` (`frontier.Parents.written`); those
     requests (candidates: their child, local, and parent, as written) are compacted
     into ``child`` and ``claimer`` (``received``'s length). When several tasks
     race, one write lands and a keep pass retains that candidate only (one

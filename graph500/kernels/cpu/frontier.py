@@ -201,12 +201,13 @@ class Parents:
     may be any vertex, but only a neighbour), ``new_label`` the block's
     original local indices to the graph's local ones, and ``finish`` returns
     the block's parents in original order. There a search writes its own
-    labels (``written`` is None) and ``finish``'s gather maps each parent
-    through the label map: the map's three reads (word, its rank, the
-    value) at every write, behind the scan's own reads, made a bottom-up
-    level 2.8x slower on one thread at SCALE 20 (6.7 ms against 2.4 with a
-    table and 1.7 writing the labels as they are), where the gather's
-    reads overlap (1.9 ms for that level's parents).
+    labels (``written`` is None) and ``finish`` maps them through the label
+    map in one pass in label order before its gather: the map's three reads
+    (word, its rank, the value) at every write, behind the scan's own
+    reads, made the hub level's bottom-up step 4x slower on one thread at
+    SCALE 20 (6.7 ms against 1.7 writing the labels as they are; 2.4 with a
+    table), where the pass adds about 1.3 ms to the search
+    (`docs/measurements.md`, session 27).
     """
 
     def __init__(self, graph, labels=None, new_label=None, first_label=0):
