@@ -253,10 +253,11 @@ class Parents:
 
 
 def label_of(labels, u):
-    """The parent a search writes for a child of ``u``: ``labels[u]`` (`Parents.labels`: a table of every
-    label), ``values[place of u]`` where ``labels`` is a `label_map` ``(words, word_ranks, values)`` (the labels a
-    rank's search can meet, a bitmap with its words' ranks and a value each: no table of all N), or ``u`` where
-    ``labels`` is None (parents under the graph's labels, mapped afterwards). Compiled by `_label_of`."""
+    """The parent a search writes for a child of ``u``: ``labels[u]`` (`Parents.written`: a table of every
+    label), or ``u`` where ``labels`` is None (parents under the graph's labels, mapped afterwards); from Python
+    also ``values[place of u]`` where ``labels`` is a `label_map` ``(words, word_ranks, values)`` (the labels a
+    rank's search can meet, a bitmap with its words' ranks and a value each: no table of all N; compiled
+    searches do not read it, `Parents` maps their labels at the end). Compiled by `_label_of`."""
     if labels is None:
         return u
     if isinstance(labels, tuple):
@@ -268,8 +269,6 @@ def label_of(labels, u):
 def _label_of(labels, u):
     if isinstance(labels, types.NoneType):
         return lambda labels, u: u
-    if isinstance(labels, types.BaseTuple):
-        return lambda labels, u: labels[2][place(u, labels[0], labels[1], 0)]
     return lambda labels, u: labels[np.uint64(u)]
 
 
