@@ -11,9 +11,9 @@ search is timed from a barrier to the slowest rank's end, and its nedge is
 counted by the distributed validator (every tree of the first round is
 validated; with ``--validate-all`` every tree of every round, so that each
 search starts as a run's does, after a validation: on GPUs that is slower
-than back to back, the host's caches cold). Rank 0 prints a table: per value the harmonic-mean TEPS of each
-round, their median, the ratio of the medians to the first value's, and the
-kernel's construction time.
+than back to back, the host's caches cold). Rank 0 prints a table: per
+value the harmonic-mean TEPS of each round, their median, the ratio of the
+medians to the first value's, and the kernel's construction time.
 """
 
 import argparse

@@ -23,8 +23,9 @@ rules on global counts:
 Degree ordering (``reorder``): each rank numbers its block by decreasing
 degree (owners unchanged) and lists each row hubs first; parents are
 written under the search's labels as found, mapped to their input labels
-and gathered into input order at the end (`frontier.Parents`). Every per-edge and per-vertex loop is a prange over one task per
-thread, without atomics (a lost visited bit only costs a duplicate request).
+and gathered into input order at the end (`frontier.Parents`). Every
+per-edge and per-vertex loop is a prange over one task per thread, without
+atomics (a lost visited bit only costs a duplicate request).
 
 Data structures per rank (n = N / P vertices): parents (n, kept across
 searches), the replicated visited bitmap and the frontier bitmaps (N / 8
