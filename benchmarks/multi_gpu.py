@@ -13,7 +13,11 @@ it (kernel 1, timed from a barrier to the slowest rank), then searches from
 the first ``--roots`` search keys: the BFS searches, then the SSSP ones, each
 timed untraced (from a barrier until every GPU is done), as a run orders
 them; then every BFS once more traced. The
-searches are not validated (``graph500 run`` validates; this measures).
+searches are not validated (``graph500 run`` validates; this measures), so
+they run back to back, faster than a run's, each of which follows a
+validation with the host's caches cold (two GPUs at SCALE 26: 1.7 ms a
+search against 2.0 in a run; one GPU 1.4 against 1.5):
+``distributed_sweep.py --validate-all`` times them as a run does.
 
 Printed: the weak and the strong table (harmonic-mean TEPS over the keys,
 taking every search as covering the M = edgefactor * 2^SCALE input edges, so
