@@ -353,9 +353,13 @@ def _tree_levels(vg, kernel, parents, root, reached):
     """Levels of this rank's vertices (-1 unreached) by pointer jumping across the ranks (step 3); raise
     `cycle` at the lowest vertex whose parent chain does not reach the root."""
     xp, comm = vg.xp, vg.comm
-    labels = vg.first + xp.arange(parents.shape[0], dtype=xp.int64)
-    ancestor = xp.where(reached, parents, labels)  # an unreached vertex is its own ancestor, at depth 0
-    depth = (reached & (labels != root)).astype(xp.int64)
+    # labels and depths of one process's width (int32 below 2^31 vertices, depths below 2^29: they at most double
+    # a round); an unreached vertex is its own ancestor, at depth 0
+    depth_dtype = numpy.int32 if vg.num_vertices <= 2**29 else numpy.int64
+    labels = xp.arange(vg.first, vg.first + parents.shape[0], dtype=index_dtype_for(vg.num_vertices))
+    ancestor = xp.where(reached, parents.astype(labels.dtype, copy=False), labels)
+    depth = (reached & (labels != root)).astype(depth_dtype)
+    del labels
     for _ in range(math.ceil(math.log2(vg.num_vertices)) + 1):
         pending = xp.flatnonzero(reached & (ancestor != root))
         if not comm.allreduce(int(pending.shape[0]), "sum"):
@@ -375,8 +379,8 @@ def _tree_levels(vg, kernel, parents, root, reached):
         ancestor[pending] = answers[0][answer_of]
     fault = vg.lowest(first_true(xp, reached & (ancestor != root)))
     raise_cycle(kernel, None if fault is None else fault[0], root)
-    depth_dtype = numpy.int32 if vg.num_vertices <= 2**29 else numpy.int64  # as one process's levels
-    return xp.where(reached, depth, -1).astype(depth_dtype)
+    depth[~reached] = -1
+    return depth
 
 
 def _asked_once(xp, targets, num_vertices):
