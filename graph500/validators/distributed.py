@@ -364,17 +364,11 @@ def _tree_levels(vg, kernel, parents, root, reached):
         pending = xp.flatnonzero(reached & (ancestor != root))
         if not comm.allreduce(int(pending.shape[0]), "sum"):
             break
-        targets, target_of = _asked_once(xp, ancestor[pending], vg.num_vertices)
-        order = xp.argsort((targets // vg.blocks.block).astype(xp.int16 if comm.size < 2**15 else xp.int32),
-                           kind="stable")  # grouped by owner: a radix sort of small keys
-        targets = targets[order]
+        targets, answer_of = _asked_once(xp, ancestor[pending], vg.blocks, comm.size, vg.num_vertices)
         send_counts = vg.blocks.counts_of(targets, xp)
         (asked,), asked_counts = comm.alltoallv((targets,), send_counts)
         asked -= vg.first
         answers, _ = comm.alltoallv((ancestor[asked], depth[asked]), asked_counts, send_counts)
-        answer_of = xp.empty_like(order)
-        answer_of[order] = xp.arange(order.shape[0], dtype=order.dtype)  # a target's place among the answers
-        answer_of = answer_of[target_of]
         depth[pending] += answers[1][answer_of]
         ancestor[pending] = answers[0][answer_of]
     fault = vg.lowest(first_true(xp, reached & (ancestor != root)))
@@ -383,15 +377,19 @@ def _tree_levels(vg, kernel, parents, root, reached):
     return depth
 
 
-def _asked_once(xp, targets, num_vertices):
-    """``(targets to ask, each target's index among them)``: on NumPy each distinct target once (a round's pending
-    vertices share few ancestors: at SCALE 21 a BFS tree's 1.2 million ask 117 thousand, then 3.9 thousand), found
-    with a transient bitmap of all N (the harness has freed the rank's slice of tuples, 12 bytes a tuple, by
-    then); on CuPy every target as it is."""
-    if xp is not numpy:
-        return targets, xp.arange(targets.shape[0], dtype=xp.int64)
-    distinct = DistinctLabels((targets,), num_vertices)
-    return distinct.labels.astype(numpy.int64), distinct.places(targets, numpy.empty(targets.shape[0], numpy.int64))
+def _asked_once(xp, targets, blocks, num_ranks, num_vertices):
+    """``(targets to ask, grouped by owner; each target's place among them)``: on NumPy each distinct target once
+    (a round's pending vertices share few ancestors: at SCALE 21 a BFS tree's 1.2 million ask 117 thousand, then
+    3.9 thousand), in label order, so grouped already, found with a transient bitmap of all N (the harness has
+    freed the rank's slice of tuples, 12 bytes a tuple, by then); on CuPy every target, sorted by owner (a
+    radix sort of small keys)."""
+    if xp is numpy:
+        distinct = DistinctLabels((targets,), num_vertices)
+        return distinct.labels.astype(numpy.int64), distinct.places(targets, numpy.empty(targets.shape[0], numpy.int64))
+    order = xp.argsort((targets // blocks.block).astype(xp.int16 if num_ranks < 2**15 else xp.int32), kind="stable")
+    place = xp.empty_like(order)
+    place[order] = xp.arange(order.shape[0], dtype=order.dtype)
+    return targets[order], place
 
 
 def _fault(raise_fault, *args):
