@@ -356,10 +356,12 @@ def _tree_levels(vg, kernel, parents, root, reached):
     # labels and depths of one process's width (int32 below 2^31 vertices, depths below 2^29: they at most double
     # a round); an unreached vertex is its own ancestor, at depth 0
     depth_dtype = numpy.int32 if vg.num_vertices <= 2**29 else numpy.int64
-    labels = xp.arange(vg.first, vg.first + parents.shape[0], dtype=index_dtype_for(vg.num_vertices))
-    ancestor = xp.where(reached, parents.astype(labels.dtype, copy=False), labels)
-    depth = (reached & (labels != root)).astype(depth_dtype)
-    del labels
+    ancestor = parents.astype(index_dtype_for(vg.num_vertices))
+    unreached = xp.flatnonzero(~reached)
+    ancestor[unreached] = vg.first + unreached
+    depth = reached.astype(depth_dtype)
+    if vg.first <= root < vg.first + parents.shape[0]:
+        depth[root - vg.first] = 0
     for _ in range(math.ceil(math.log2(vg.num_vertices)) + 1):
         pending = xp.flatnonzero(reached & (ancestor != root))
         if not comm.allreduce(int(pending.shape[0]), "sum"):
@@ -373,8 +375,7 @@ def _tree_levels(vg, kernel, parents, root, reached):
         ancestor[pending] = answers[0][answer_of]
     fault = vg.lowest(first_true(xp, reached & (ancestor != root)))
     raise_cycle(kernel, None if fault is None else fault[0], root)
-    depth[~reached] = -1
-    return depth
+    return xp.subtract(depth, ~reached, out=depth)  # -1 where unreached (depth 0 there)
 
 
 def _asked_once(xp, targets, blocks, num_ranks, num_vertices):
