@@ -353,8 +353,8 @@ def _tree_levels(vg, kernel, parents, root, reached):
     """Levels of this rank's vertices (-1 unreached) by pointer jumping across the ranks (step 3); raise
     `cycle` at the lowest vertex whose parent chain does not reach the root."""
     xp, comm = vg.xp, vg.comm
-    # labels and depths of one process's width (int32 below 2^31 vertices, depths below 2^29: they at most double
-    # a round); an unreached vertex is its own ancestor, at depth 0
+    # ancestors and depths of one process's widths (int32 below 2^31 vertices, depths below 2^29: they at most
+    # double a round); an unreached vertex is its own ancestor, at depth 0
     depth_dtype = numpy.int32 if vg.num_vertices <= 2**29 else numpy.int64
     ancestor = parents.astype(index_dtype_for(vg.num_vertices))
     unreached = xp.flatnonzero(~reached)
@@ -366,7 +366,7 @@ def _tree_levels(vg, kernel, parents, root, reached):
         pending = xp.flatnonzero(reached & (ancestor != root))
         if not comm.allreduce(int(pending.shape[0]), "sum"):
             break
-        targets, answer_of = _asked_once(xp, ancestor[pending], vg.blocks, comm.size, vg.num_vertices)
+        targets, answer_of = _asked_once(xp, ancestor[pending], vg.blocks, vg.num_vertices)
         send_counts = vg.blocks.counts_of(targets, xp)
         (asked,), asked_counts = comm.alltoallv((targets,), send_counts)
         asked -= vg.first
@@ -378,7 +378,7 @@ def _tree_levels(vg, kernel, parents, root, reached):
     return xp.subtract(depth, ~reached, out=depth)  # -1 where unreached (depth 0 there)
 
 
-def _asked_once(xp, targets, blocks, num_ranks, num_vertices):
+def _asked_once(xp, targets, blocks, num_vertices):
     """``(targets to ask, grouped by owner; each target's place among them)``: on NumPy each distinct target once
     (a round's pending vertices share few ancestors: at SCALE 21 a BFS tree's 1.2 million ask 117 thousand, then
     3.9 thousand), in label order, so grouped already, found with a transient bitmap of all N (the harness has
@@ -387,7 +387,8 @@ def _asked_once(xp, targets, blocks, num_ranks, num_vertices):
     if xp is numpy:
         distinct = DistinctLabels((targets,), num_vertices)
         return distinct.labels.astype(numpy.int64), distinct.places(targets, numpy.empty(targets.shape[0], numpy.int64))
-    order = xp.argsort((targets // blocks.block).astype(xp.int16 if num_ranks < 2**15 else xp.int32), kind="stable")
+    order = xp.argsort((targets // blocks.block).astype(xp.int16 if blocks.num_ranks < 2**15 else xp.int32),
+                       kind="stable")
     place = xp.empty_like(order)
     place[order] = xp.arange(order.shape[0], dtype=order.dtype)
     return targets[order], place

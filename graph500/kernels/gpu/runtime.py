@@ -162,20 +162,20 @@ class ReleasableHostArray:
     """
 
     def __init__(self, count, dtype, granule_items, pinned=True):
-        self.dtype = np.dtype(dtype)
+        dtype = np.dtype(dtype)
         self._granule_items = granule_items
-        granule_bytes = granule_items * self.dtype.itemsize
+        granule_bytes = granule_items * dtype.itemsize
         if granule_bytes % mmap.PAGESIZE:
-            raise ValueError(f"a granule of {granule_items} items of {self.dtype} is not whole pages")
+            raise ValueError(f"a granule of {granule_items} items of {dtype} is not whole pages")
         device = cupy.cuda.Device()
         if not cupy.cuda.runtime.deviceGetAttribute(HOST_POINTER_FOR_REGISTERED_MEMORY, device.id):
             raise Graph500Error("this GPU cannot use registered host memory at its host address")
         self._count = count
-        self._pages = _RegisteredPages(max(1, count * self.dtype.itemsize), granule_bytes)
+        self._pages = _RegisteredPages(max(1, count * dtype.itemsize), granule_bytes)
         if pinned:
             self.pin(0, count)
         memory = cupy.cuda.memory.UnownedMemory(self._pages.address, self._pages.nbytes, self._pages, device.id)
-        self.array = cupy.ndarray((count,), dtype=self.dtype, memptr=cupy.cuda.memory.MemoryPointer(memory, 0))
+        self.array = cupy.ndarray((count,), dtype=dtype, memptr=cupy.cuda.memory.MemoryPointer(memory, 0))
 
     def _granules(self, begin, end, whole):
         """The granules of items [begin, end): those it touches, or (``whole``) those it covers."""
