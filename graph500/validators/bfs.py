@@ -85,10 +85,12 @@ def edge_pass(xp, vg, root, reached, levels, parents, engine, confirmed=None):
     return generic_edge_pass(xp, vg, root, reached, levels, parents, confirmed)
 
 
-def narrowest_levels(levels):
-    """``levels`` (NumPy, -1 unreached) in the narrowest signed type that holds them: the tuple pass reads a
-    level at random for every tuple, and a Kronecker tree's levels fit a byte (a quarter of the cache lines)."""
-    deepest = int(levels.max(initial=-1))
+def narrowest_levels(levels, deepest=None):
+    """``levels`` (-1 unreached) in the narrowest signed type that holds them: the tuple pass reads a level at
+    random for every tuple, and a Kronecker tree's levels fit a byte (a quarter of the cache lines). ``deepest``:
+    the largest level where the caller knows it (every rank's), else that of ``levels`` (NumPy)."""
+    if deepest is None:
+        deepest = int(levels.max(initial=-1))
     for dtype in (numpy.int8, numpy.int16):
         if deepest <= numpy.iinfo(dtype).max:
             return levels.astype(dtype)

@@ -24,7 +24,8 @@ when given one. Every call is collective.
    distances fetched from their owners (an alltoallv a value); every rank
    raises the earliest rule any rank found, as the lowest such rank found it,
    in global labels.
-5. Confirmation: the confirmed endpoints go to their owners (an alltoallv);
+5. Confirmation: a byte an endpoint, whether a tuple confirmed it, goes back
+   to its owner in the order the owner's requests named it (an alltoallv);
    the lowest reached non-root vertex left unconfirmed breaks
    ``tree-edge-not-in-graph`` or ``unconfirmed-distance``.
 6. nedge: the ranks' counts of their tuples with a reached first endpoint.
@@ -224,6 +225,8 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     fault = vg.lowest(first_true(xp, reached & (parents == labels) & (labels != root)))
     bfs.raise_self_parent(None if fault is None else fault[0], root)
     levels = _tree_levels(vg, kernel, parents, root, reached)
+    # the fetch sends a level an endpoint: in the narrowest type that holds every rank's (a byte, mostly)
+    levels = bfs.narrowest_levels(levels, vg.comm.allreduce(int(levels.max()) if levels.shape[0] else -1, "max"))
     endpoint_parents, endpoint_levels = vg.fetch((parents, levels), (-1, -1))
     endpoint_reached = endpoint_parents >= 0
     confirmed = xp.zeros(vg.local.num_vertices, dtype=xp.bool_)
@@ -415,10 +418,10 @@ def _settle(vg, root, reached, endpoint_reached, fault, confirmed, *values):
     if faults:
         kernel, rule, message, vertex, edge = min(faults, key=lambda item: item[:2])[2]
         raise ValidationError(kernel, rule, message, vertex=vertex, edge=edge)
-    confirmed_labels = vg.endpoints[confirmed[:-1]]
-    (arrived,), _ = comm.alltoallv((confirmed_labels,), vg.blocks.counts_of(confirmed_labels, xp))
+    # a byte an endpoint, in the order its owner asked for it (`requested`): not a label a confirmed endpoint
+    (arrived,), _ = comm.alltoallv((confirmed[:-1].view(xp.uint8),), vg.endpoint_counts, vg.requested_counts)
     owned_confirmed = xp.zeros(reached.shape[0], dtype=xp.bool_)
-    owned_confirmed[arrived - vg.first] = True
+    owned_confirmed[vg.requested[arrived.view(xp.bool_)]] = True
     unconfirmed = reached & ~owned_confirmed
     if vg.blocks.owner(root) == comm.rank:
         unconfirmed[root - vg.first] = False
