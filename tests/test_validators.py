@@ -386,11 +386,17 @@ def test_bfs_level_jump(engine, levels_read):
     assert set(error.edge) == {0, 3}
 
 
+@pytest.fixture
+def packed_from_the_first_level(monkeypatch):
+    """The Numba BFS pass reads levels two a byte however few there are (by default from 2^23 on)."""
+    monkeypatch.setattr(bfs_validator, "PACKED_LEVELS_FROM", 0)
+
+
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("depth", [100, 200, 40000])
-def test_bfs_level_jump_in_a_deep_tree(engine, depth):
-    # A path whose last vertex also touches the root: the path as the tree puts it `depth` levels down (levels of a
-    # byte, two bytes and four bytes in the tuple pass).
+@pytest.mark.parametrize("depth", [13, 14, 15, 100, 200, 40000])
+def test_bfs_level_jump_in_a_deep_tree(engine, depth, packed_from_the_first_level):
+    # A path whose last vertex also touches the root: the path as the tree puts it `depth` levels down (levels two
+    # a byte up to 14, then of a byte, two bytes and four bytes in the tuple pass).
     src = np.concatenate([np.arange(depth), [0]])
     dst = np.concatenate([np.arange(1, depth + 1), [depth]])
     vg = ValidationGraph.from_edges(src, dst, depth + 1)
@@ -405,12 +411,6 @@ def test_tuple_pass_levels_take_the_narrowest_type(deepest, dtype):
     levels = np.array([-1, 0, deepest], dtype=np.int32)
     narrowed = bfs_validator.narrowest_levels(levels)
     assert narrowed.dtype == dtype and narrowed.tolist() == levels.tolist()
-
-
-@pytest.fixture
-def packed_from_the_first_level(monkeypatch):
-    """The Numba BFS pass reads levels two a byte however few there are (by default from 2^23 on)."""
-    monkeypatch.setattr(bfs_validator, "PACKED_LEVELS_FROM", 0)
 
 
 @pytest.mark.parametrize("count", [1, 2, 7])
@@ -431,18 +431,6 @@ def test_tuple_pass_keeps_deeper_or_fewer_levels_a_value_each(packed_from, monke
     packed = bfs_validator.packed_levels(levels)
     assert packed.dtype == np.int8 and packed.tolist() == levels.tolist()
     assert [bfs_validator.level_at(packed, v) for v in range(3)] == levels.tolist()
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("depth", [13, 14, 15])
-def test_bfs_level_jump_at_the_packed_levels_edge(engine, depth, packed_from_the_first_level):
-    # levels up to 14 are read two a byte by the Numba pass, 15 and deeper a byte each
-    src = np.concatenate([np.arange(depth), [0]])
-    dst = np.concatenate([np.arange(1, depth + 1), [depth]])
-    vg = ValidationGraph.from_edges(src, dst, depth + 1)
-    parents = np.concatenate([[0], np.arange(depth)])
-    error = assert_bfs_rule(engine, vg, parents, "level-jump")
-    assert set(error.edge) == {0, depth}
 
 
 @pytest.mark.parametrize("engine", ENGINES)
