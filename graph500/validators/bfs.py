@@ -93,9 +93,8 @@ def packed_levels(levels):
     """``levels`` (NumPy, -1 unreached) as the Numba tuple pass reads them (`level_at`): two a byte, each the
     level plus one in four bits (0 unreached), where there are at least PACKED_LEVELS_FROM of them and the
     deepest is at most NIBBLE_DEEPEST (a Kronecker tree's is), else `narrowest_levels`. The pass reads a level
-    at random for every tuple: half the bytes made a BFS tree's validation 1.7-1.9x at SCALE 24 in one process
-    on the 2-core machine, about 1.07x at SCALE 23, and 0.95-1.0x on two ranks at SCALE 22-23 (5-6 million
-    levels a rank), whose bytes fit its 32 MiB cache (docs/measurements.md, session 28)."""
+    at random for every tuple: half the bytes, half the cache lines, where a byte a level no longer fits the
+    cache; below the threshold the packing's shifts cost a few percent (docs/measurements.md, session 28)."""
     deepest = int(levels.max(initial=-1))
     if levels.shape[0] < PACKED_LEVELS_FROM or deepest > NIBBLE_DEEPEST:
         return narrowest_levels(levels, deepest)
