@@ -565,6 +565,17 @@ def test_sssp_unconfirmed_distance_slightly_short(engine):
     assert error.vertex == 5 and error.edge == (5, 2)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered")  # NumPy's, at a signalling NaN
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("bits", [0x7FC00000, 0xFFC00000, 0x7FC00001, 0x7F800001])
+def test_sssp_reached_vertex_with_a_nan_distance_is_unconfirmed(engine, bits):
+    # a NaN, of any sign and payload, compares false: no tuple confirms it, and none is too short for it
+    vg, parents, distances = weighted_example()
+    distances[5] = np.array([bits], dtype=np.uint32).view(np.float32)[0]
+    error = assert_sssp_rule(engine, vg, parents, distances, "unconfirmed-distance")
+    assert error.vertex == 5
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_sssp_unconfirmed_distance_wrong_parent(engine):
     vg, parents, distances = weighted_example()
