@@ -97,10 +97,14 @@ def plan_text(plan):
         lines.append(f"a GPU: {plan['bytes_per_gpu'] / GIB:.2f} GiB at its peak; a rank: "
                      f"{plan['bytes_per_rank'] / GIB:.2f} GiB of pinned host memory")
     else:
-        lines.append(f"a rank: {plan['bytes_per_rank'] / GIB:.2f} GiB at its peak")
+        lines.append(f"a rank: {plan['bytes_per_rank'] / GIB:.2f} GiB at its peak, of which the runtime (Python, "
+                     f"NumPy, Numba) {cpu_backend.RUNTIME_BYTES / GIB:.2f} GiB")
     if "whole_graph_bytes" in plan:
         lines.append(f"of which held for all N vertices on every {'GPU' if 'bytes_per_gpu' in plan else 'rank'} "
                      f"(more ranks do not shrink it): {plan['whole_graph_bytes'] / GIB:.2f} GiB")
+    if plan["phases_on"] == "host" and plan["ranks"] > 1:
+        lines.append("an MPI library's own buffers come on top (Open MPI with UCX: about 0.2 GiB a rank at 16 ranks "
+                     "a host; `mpiexec --mca pml ob1` on one host holds less)")
     if "kernel1_on_device_bytes" in plan:
         lines.append(f"kernel 1 keeps the tuples a GPU receives on it where the GPU has "
                      f"{plan['kernel1_on_device_bytes'] / GIB:.2f} GiB (context and NCCL counted), else in pinned "

@@ -113,6 +113,13 @@ def test_command_line_json_and_text():
     assert "a rank: " in text and "largest SCALE that fits 4 GiB a host: 22" in text  # 3.94 GiB at 22, 7.62 at 23
 
 
+@pytest.mark.parametrize("ranks", [1, 4])
+def test_text_says_what_a_cpu_rank_counts_for_the_runtime(ranks):
+    text = "\n".join(plan.plan_text(plan.memory_plan(20, ranks=ranks)))
+    assert f"of which the runtime (Python, NumPy, Numba) {cpu_backend.RUNTIME_BYTES / 2**30:.2f} GiB" in text
+    assert ("an MPI library's own buffers come on top" in text) == (ranks > 1)
+
+
 def test_an_impossible_plan_raises():
     with pytest.raises(Graph500Error):
         plan.memory_plan(5, ranks=8)
