@@ -624,9 +624,16 @@ FAULT_RULES = {
 }
 
 
+@pytest.fixture(params=[common.PREFETCH_AHEAD, 0, 1, 2**40])
+def prefetch_ahead(request, monkeypatch):
+    """How far ahead the fused passes ask for the next tuples' values: anything, past the last tuple too, leaves
+    the results as they are."""
+    monkeypatch.setattr(common, "PREFETCH_AHEAD", request.param)
+
+
 @pytest.mark.parametrize("kind", FAULT_KINDS)
 @pytest.mark.parametrize("seed", range(8))
-def test_engines_report_the_same_fault(seed, kind, levels_read):
+def test_engines_report_the_same_fault(seed, kind, levels_read, prefetch_ahead):
     """Every engine (generic, Numba, and the device's where there is one) reports the same first fault, and it
     is a fault of a rule the planted kind breaks."""
     rng = np.random.default_rng(seed)

@@ -44,7 +44,8 @@ from numba.core import types
 from numba.extending import overload
 
 from ..errors import ValidationError
-from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
+from . import common
+from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule, prefetch,
                      first_true, first_unconfirmed, offset, raise_reached_unreached, tree_levels,
                      use_numba)
 
@@ -84,7 +85,8 @@ def edge_pass(xp, vg, root, reached, levels, parents, engine, confirmed=None):
         dst_offsets, src_by_dst = vg.incoming()
         confirmed_out = numpy.empty(0, dtype=numpy.bool_) if confirmed is None else confirmed
         chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, dst_offsets, src_by_dst,
-                                         packed_levels(levels), parents, confirmed_out, chunk_count())
+                                         packed_levels(levels), parents, confirmed_out, chunk_count(),
+                                         common.PREFETCH_AHEAD)
         return tuple(earliest_per_rule(chunk_firsts))
     return generic_edge_pass(xp, vg, root, reached, levels, parents, confirmed)
 
@@ -110,6 +112,18 @@ def _pack_nibbles(levels, packed):
         low = numpy.int64(levels[2 * i]) + 1
         high = numpy.int64(levels[2 * i + 1]) + 1 if 2 * i + 1 < count else 0
         packed[i] = numpy.uint8(low | (high << 4))
+
+
+def level_place(levels, v):
+    """Where vertex ``v``'s level sits in ``levels`` as `packed_levels` gives them (compiled by `_level_place`)."""
+    return v >> 1 if levels.dtype == numpy.uint8 else v
+
+
+@overload(level_place, inline="always")
+def _level_place(levels, v):
+    if levels.dtype == types.uint8:
+        return lambda levels, v: v >> 1
+    return lambda levels, v: v
 
 
 def level_at(levels, v):
@@ -207,15 +221,17 @@ def generic_edge_pass(xp, vg, root, reached, levels, parents, confirmed=None):
 
 @numba.njit(parallel=True, cache=True)
 def fused_vertex_pass(src_offsets, dst, dst_offsets, src_by_dst, levels, parents, confirmed_out,
-                      num_chunks):
+                      num_chunks, ahead):
     """Numba steps 4-5: each chunk's first offender per rule, -1 where none.
 
     Columns: reached-unreached-edge (tuple), level-jump (tuple),
     tree-edge-not-in-graph (vertex).  `confirmed_out`: empty, or a bool array
     of length N receiving each vertex's confirmation (True also for
-    unreached vertices and the root).
+    unreached vertices and the root).  The level ``ahead`` tuples on is asked
+    for (`common.prefetch`).
     """
     chunk_firsts = numpy.full((num_chunks, 3), -1, dtype=numpy.int64)
+    last = dst.shape[0] - 1
     for chunk in numba.prange(num_chunks):
         first_reached_unreached = -1
         first_level_jump = -1
@@ -226,6 +242,7 @@ def fused_vertex_pass(src_offsets, dst, dst_offsets, src_by_dst, levels, parents
             parent_u = parents[u]
             confirmed = level_u <= 0  # unreached, or the root
             for e in range(src_offsets[u], src_offsets[u + 1]):
+                prefetch(levels, level_place(levels, dst[min(e + ahead, last)]))
                 v = dst[e]
                 level_v = level_at(levels, v)
                 if level_u < 0 or level_v < 0:

@@ -36,7 +36,8 @@ import numba
 import numpy
 
 from ..errors import ValidationError
-from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
+from . import common
+from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule, prefetch,
                      first_true, first_unconfirmed, offset, raise_reached_unreached, tree_levels,
                      use_numba, wrong_length)
 
@@ -79,7 +80,7 @@ def edge_pass(xp, vg, root, reached, parents, distances, engine, confirmed=None)
         if confirmed is None:
             confirmed = numpy.zeros(vg.num_vertices, dtype=numpy.bool_)
         chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, vg.weights, vertex_records(parents, distances),
-                                         confirmed, chunk_count())
+                                         confirmed, chunk_count(), common.PREFETCH_AHEAD)
         return (*earliest_per_rule(chunk_firsts), first_unconfirmed(xp, reached, confirmed, root))
     return generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed)
 
@@ -190,12 +191,14 @@ def generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed=None)
 
 
 @numba.njit(parallel=True, cache=True)
-def fused_vertex_pass(src_offsets, dst, weights, vertices, confirmed, num_chunks):
+def fused_vertex_pass(src_offsets, dst, weights, vertices, confirmed, num_chunks, ahead):
     """Numba steps 3-4: each chunk's first offender per rule, -1 where none (columns: reached-unreached-edge,
     distance-not-minimal; tuple indices), and True in `confirmed` (length N, False before) for every vertex a
-    tuple joins to its parent with the weight that makes its distance. `vertices`: `vertex_records`.
+    tuple joins to its parent with the weight that makes its distance. `vertices`: `vertex_records`, the one
+    ``ahead`` tuples on asked for (`common.prefetch`).
     """
     chunk_firsts = numpy.full((num_chunks, 2), -1, dtype=numpy.int64)
+    last = dst.shape[0] - 1
     for chunk in numba.prange(num_chunks):
         first_reached_unreached = -1
         first_not_minimal = -1
@@ -204,6 +207,7 @@ def fused_vertex_pass(src_offsets, dst, weights, vertices, confirmed, num_chunks
             parent_u = vertices[u].parent
             distance_u = vertices[u].distance
             for e in range(src_offsets[u], src_offsets[u + 1]):
+                prefetch(vertices, dst[min(e + ahead, last)])
                 v = dst[e]
                 parent_v = vertices[v].parent
                 if parent_u < 0 or parent_v < 0:
