@@ -149,7 +149,7 @@ def random_graph(seed, num_vertices=80, num_edges=200, components=3):
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("index_dtype", [np.int64, np.int32])
-def test_valid_trees_pass_and_count_nedge(engine, seed, index_dtype, levels_read):
+def test_valid_trees_pass_and_count_nedge(engine, seed, index_dtype):
     num_vertices = 80
     src, dst, weights = random_graph(seed, num_vertices)
     src, dst = src.astype(index_dtype), dst.astype(index_dtype)
@@ -293,16 +293,8 @@ def assert_bfs_rule(engine, vg, parents, rule, root=0):
     return excinfo.value
 
 
-@pytest.fixture(params=["levels a byte", "levels packed"])
-def levels_read(request, monkeypatch):
-    """The Numba BFS pass's levels as a graph of millions of vertices has them (two a byte) or as a small one
-    does (a byte each): the tests' graphs are small."""
-    if request.param == "levels packed":
-        monkeypatch.setattr(bfs_validator, "PACKED_LEVELS_FROM", 0)
-
-
 @pytest.mark.parametrize("engine", ENGINES)
-def test_bfs_example_is_valid(engine, levels_read):
+def test_bfs_example_is_valid(engine):
     vg, parents = bfs_example()
     assert validate_bfs(vg, 0, parents, engine=engine) == 7
 
@@ -361,7 +353,7 @@ def test_bfs_long_cycle(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_bfs_tree_edge_not_in_graph(engine, levels_read):
+def test_bfs_tree_edge_not_in_graph(engine):
     vg, parents = bfs_example()
     parents[6] = 1  # level 1 like 5, so levels stay consistent; but 1-6 is no edge
     error = assert_bfs_rule(engine, vg, parents, "tree-edge-not-in-graph")
@@ -379,24 +371,18 @@ def test_bfs_self_loop_is_no_tree_edge(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_bfs_level_jump(engine, levels_read):
+def test_bfs_level_jump(engine):
     vg, parents = bfs_example()
     parents[3] = 2  # 3 moves to level 3 through real edges; edge 0-3 now spans 3 levels
     error = assert_bfs_rule(engine, vg, parents, "level-jump")
     assert set(error.edge) == {0, 3}
 
 
-@pytest.fixture
-def packed_from_the_first_level(monkeypatch):
-    """The Numba BFS pass reads levels two a byte however few there are (by default from 2^23 on)."""
-    monkeypatch.setattr(bfs_validator, "PACKED_LEVELS_FROM", 0)
-
-
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("depth", [13, 14, 15, 100, 200, 40000])
-def test_bfs_level_jump_in_a_deep_tree(engine, depth, packed_from_the_first_level):
-    # A path whose last vertex also touches the root: the path as the tree puts it `depth` levels down (levels two
-    # a byte up to 14, then of a byte, two bytes and four bytes in the tuple pass).
+@pytest.mark.parametrize("depth", [100, 200, 40000])
+def test_bfs_level_jump_in_a_deep_tree(engine, depth):
+    # A path whose last vertex also touches the root: the path as the tree puts it `depth` levels down (levels of a
+    # byte, two bytes and four bytes in the tuple pass).
     src = np.concatenate([np.arange(depth), [0]])
     dst = np.concatenate([np.arange(1, depth + 1), [depth]])
     vg = ValidationGraph.from_edges(src, dst, depth + 1)
@@ -413,28 +399,8 @@ def test_tuple_pass_levels_take_the_narrowest_type(deepest, dtype):
     assert narrowed.dtype == dtype and narrowed.tolist() == levels.tolist()
 
 
-@pytest.mark.parametrize("count", [1, 2, 7])
-@pytest.mark.parametrize("deepest", [-1, 0, 1, bfs_validator.NIBBLE_DEEPEST])
-def test_tuple_pass_packs_shallow_levels_two_a_byte(count, deepest, packed_from_the_first_level):
-    levels = np.resize(np.arange(-1, deepest + 1, dtype=np.int32), count)
-    levels[-1] = deepest
-    packed = bfs_validator.packed_levels(levels)
-    assert packed.dtype == np.uint8 and packed.shape == ((count + 1) // 2,)
-    assert [bfs_validator.level_at(packed, v) for v in range(count)] == levels.tolist()
-
-
-@pytest.mark.parametrize("packed_from", [0, 4])
-def test_tuple_pass_keeps_deeper_or_fewer_levels_a_value_each(packed_from, monkeypatch):
-    monkeypatch.setattr(bfs_validator, "PACKED_LEVELS_FROM", packed_from)
-    deepest = bfs_validator.NIBBLE_DEEPEST + 1 if packed_from == 0 else 1
-    levels = np.array([-1, 0, deepest], dtype=np.int32)
-    packed = bfs_validator.packed_levels(levels)
-    assert packed.dtype == np.int8 and packed.tolist() == levels.tolist()
-    assert [bfs_validator.level_at(packed, v) for v in range(3)] == levels.tolist()
-
-
 @pytest.mark.parametrize("engine", ENGINES)
-def test_bfs_reached_unreached_edge(engine, levels_read):
+def test_bfs_reached_unreached_edge(engine):
     vg, parents = bfs_example()
     parents[6] = -1  # leaf 6 dropped from the tree although edge 5-6 leads to it
     error = assert_bfs_rule(engine, vg, parents, "reached-unreached-edge")
@@ -633,7 +599,7 @@ def prefetch_ahead(request, monkeypatch):
 
 @pytest.mark.parametrize("kind", FAULT_KINDS)
 @pytest.mark.parametrize("seed", range(8))
-def test_engines_report_the_same_fault(seed, kind, levels_read, prefetch_ahead):
+def test_engines_report_the_same_fault(seed, kind, prefetch_ahead):
     """Every engine (generic, Numba, and the device's where there is one) reports the same first fault, and it
     is a fault of a rule the planted kind breaks."""
     rng = np.random.default_rng(seed)

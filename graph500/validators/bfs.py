@@ -40,8 +40,6 @@ Returns nedge (spec section 5), see `common.ValidationGraph`.
 
 import numba
 import numpy
-from numba.core import types
-from numba.extending import overload
 
 from ..errors import ValidationError
 from . import common
@@ -50,8 +48,6 @@ from .common import (array_module, check_parents, chunk_count, chunk_start, earl
                      use_numba)
 
 KERNEL = "bfs"
-NIBBLE_DEEPEST = 14  # the deepest level `packed_levels` packs two a byte (the level plus one in four bits)
-PACKED_LEVELS_FROM = 1 << 23  # the fewest levels `packed_levels` packs: 8 MiB of levels a byte each
 
 
 def validate_bfs(vg, root, parents, *, engine="auto"):
@@ -85,67 +81,17 @@ def edge_pass(xp, vg, root, reached, levels, parents, engine, confirmed=None):
         dst_offsets, src_by_dst = vg.incoming()
         confirmed_out = numpy.empty(0, dtype=numpy.bool_) if confirmed is None else confirmed
         chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, dst_offsets, src_by_dst,
-                                         packed_levels(levels), parents, confirmed_out, chunk_count(),
+                                         narrowest_levels(levels), parents, confirmed_out, chunk_count(),
                                          common.PREFETCH_AHEAD)
         return tuple(earliest_per_rule(chunk_firsts))
     return generic_edge_pass(xp, vg, root, reached, levels, parents, confirmed)
 
 
-def packed_levels(levels):
-    """``levels`` (NumPy, -1 unreached) as the Numba tuple pass reads them (`level_at`): two a byte, each the
-    level plus one in four bits (0 unreached), where there are at least PACKED_LEVELS_FROM of them and the
-    deepest is at most NIBBLE_DEEPEST (a Kronecker tree's is), else `narrowest_levels`. The pass reads a level
-    at random for every tuple: half the bytes, half the cache lines, where a byte a level no longer fits the
-    cache; below the threshold the packing's shifts cost a few percent (docs/measurements.md, session 28)."""
-    deepest = int(levels.max(initial=-1))
-    if levels.shape[0] < PACKED_LEVELS_FROM or deepest > NIBBLE_DEEPEST:
-        return narrowest_levels(levels, deepest)
-    packed = numpy.empty((levels.shape[0] + 1) // 2, dtype=numpy.uint8)
-    _pack_nibbles(levels, packed)
-    return packed
-
-
-@numba.njit(parallel=True, cache=True)
-def _pack_nibbles(levels, packed):
-    count = levels.shape[0]
-    for i in numba.prange(packed.shape[0]):
-        low = numpy.int64(levels[2 * i]) + 1
-        high = numpy.int64(levels[2 * i + 1]) + 1 if 2 * i + 1 < count else 0
-        packed[i] = numpy.uint8(low | (high << 4))
-
-
-def level_place(levels, v):
-    """Where vertex ``v``'s level sits in ``levels`` as `packed_levels` gives them (compiled by `_level_place`)."""
-    return v >> 1 if levels.dtype == numpy.uint8 else v
-
-
-@overload(level_place, inline="always")
-def _level_place(levels, v):
-    if levels.dtype == types.uint8:
-        return lambda levels, v: v >> 1
-    return lambda levels, v: v
-
-
-def level_at(levels, v):
-    """Vertex ``v``'s level (-1 unreached) in ``levels`` as `packed_levels` gives them: nibbles in a uint8
-    array, else one signed value a vertex (compiled by `_level_at`)."""
-    if levels.dtype == numpy.uint8:
-        return int((levels[v >> 1] >> ((v & 1) << 2)) & 15) - 1
-    return int(levels[v])
-
-
-@overload(level_at, inline="always")
-def _level_at(levels, v):
-    if levels.dtype == types.uint8:
-        return lambda levels, v: numpy.int64((levels[v >> 1] >> ((v & 1) << 2)) & 15) - 1
-    return lambda levels, v: numpy.int64(levels[v])
-
-
 def narrowest_levels(levels, deepest=None):
-    """``levels`` (-1 unreached) in the narrowest signed type that holds them: a Kronecker tree's levels fit a
-    byte, for the tuple pass of a deeper tree than `packed_levels` packs and for the distributed validator's
-    fetch. ``deepest``: the largest level where the caller knows it (every rank's), else that of ``levels``
-    (NumPy)."""
+    """``levels`` (-1 unreached) in the narrowest signed type that holds them: the tuple pass reads a level at
+    random for every tuple, and a Kronecker tree's levels fit a byte (a quarter of the cache lines); the
+    distributed validator fetches them so. ``deepest``: the largest level where the caller knows it (every
+    rank's), else that of ``levels`` (NumPy)."""
     if deepest is None:
         deepest = int(levels.max(initial=-1))
     for dtype in (numpy.int8, numpy.int16):
@@ -238,13 +184,13 @@ def fused_vertex_pass(src_offsets, dst, dst_offsets, src_by_dst, levels, parents
         first_unconfirmed_vertex = -1
         for u in range(chunk_start(src_offsets, chunk, num_chunks),
                        chunk_start(src_offsets, chunk + 1, num_chunks)):
-            level_u = level_at(levels, u)  # levels as `packed_levels` gives them
+            level_u = numpy.int64(levels[u])  # levels may be a byte each (`narrowest_levels`)
             parent_u = parents[u]
             confirmed = level_u <= 0  # unreached, or the root
             for e in range(src_offsets[u], src_offsets[u + 1]):
-                prefetch(levels, level_place(levels, dst[min(e + ahead, last)]))
+                prefetch(levels, dst[min(e + ahead, last)])
                 v = dst[e]
-                level_v = level_at(levels, v)
+                level_v = numpy.int64(levels[v])
                 if level_u < 0 or level_v < 0:
                     if (level_u < 0) != (level_v < 0) and first_reached_unreached < 0:
                         first_reached_unreached = e
