@@ -41,9 +41,10 @@ Returns nedge (spec section 5), see `common.ValidationGraph`.
 import numba
 import numpy
 
+from ..compiled import prefetch
 from ..errors import ValidationError
 from . import common
-from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule, prefetch,
+from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
                      first_true, first_unconfirmed, offset, raise_reached_unreached, tree_levels,
                      use_numba)
 
@@ -174,7 +175,7 @@ def fused_vertex_pass(src_offsets, dst, dst_offsets, src_by_dst, levels, parents
     tree-edge-not-in-graph (vertex).  `confirmed_out`: empty, or a bool array
     of length N receiving each vertex's confirmation (True also for
     unreached vertices and the root).  The level ``ahead`` tuples on is asked
-    for (`common.prefetch`).
+    for (`graph500.compiled.prefetch`).
     """
     chunk_firsts = numpy.full((num_chunks, 3), -1, dtype=numpy.int64)
     last = dst.shape[0] - 1

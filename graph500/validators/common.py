@@ -2,13 +2,13 @@
 
 The checks take NumPy or CuPy arrays (`array_module` picks the library; only
 operations both have). The Numba helpers here (`group_by_key`, a parallel
-stable counting sort; `chunk_start`, `chunk_count`, `earliest_per_rule`;
-`prefetch`) serve the fused passes of `bfs` and `sssp`, on NumPy arrays only;
-the tree levels have a fused Numba pass of their own.
+stable counting sort; `chunk_start`, `chunk_count`, `earliest_per_rule`)
+serve the fused passes of `bfs` and `sssp`, on NumPy arrays only; the tree
+levels have a fused Numba pass of their own.
 
 The fused passes read a value of each tuple's second endpoint at random; they
-ask for the one PREFETCH_AHEAD tuples ahead (`prefetch`, LLVM's prefetch
-intrinsic), so the reads overlap instead of waiting one by one. The default,
+ask for the one PREFETCH_AHEAD tuples ahead (`graph500.compiled.prefetch`), so
+the reads overlap instead of waiting one by one. The default,
 64, was the fastest of 8 to 128 for the SSSP pass at SCALE 22 and 24
 (docs/measurements.md, session 28).
 
@@ -41,10 +41,6 @@ import math
 
 import numba
 import numpy
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 try:
     import cupy
@@ -57,7 +53,7 @@ from ..partition import index_dtype_for, place
 ENGINES = ("auto", "numba", "generic")
 TUPLE_CHUNK = 1 << 25  # tuples per chunk of the array-generic pass on CuPy arrays
 GROUPING_TASKS = 8  # bounds the grouping's per-task counters to 64 bytes a vertex
-PREFETCH_AHEAD = 64  # the tuples ahead whose second endpoint's value a fused pass asks for (`prefetch`)
+PREFETCH_AHEAD = 64  # the tuples ahead whose second endpoint's value a fused pass asks for
 
 
 def array_module(*arrays):
@@ -65,24 +61,6 @@ def array_module(*arrays):
     if cupy is None:
         return numpy
     return cupy.get_array_module(*arrays)
-
-
-@intrinsic
-def prefetch(typingctx, array, index):
-    """Ask the cache for ``array[index]`` (a read soon; no fault where it is out of bounds: the caller keeps it
-    in), as LLVM's ``llvm.prefetch`` (read, high locality, data cache); compiled code only."""
-    def codegen(context, builder, signature, args):
-        array_type = signature.args[0]
-        pointer = cgutils.get_item_pointer(context, builder, array_type,
-                                           context.make_array(array_type)(context, builder, args[0]), [args[1]],
-                                           wraparound=False)
-        byte_pointer = builder.bitcast(pointer, ir.IntType(8).as_pointer())
-        int32 = ir.IntType(32)
-        function = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer.type, int32, int32, int32]), "llvm.prefetch")
-        builder.call(function, [byte_pointer, ir.Constant(int32, 0), ir.Constant(int32, 3), ir.Constant(int32, 1)])
-        return context.get_dummy_value()
-    return types.void(array, index), codegen
 
 
 def use_numba(engine, xp):

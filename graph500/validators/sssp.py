@@ -35,9 +35,10 @@ Returns nedge (spec section 5, the same count as for BFS from that root), see
 import numba
 import numpy
 
+from ..compiled import prefetch
 from ..errors import ValidationError
 from . import common
-from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule, prefetch,
+from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
                      first_true, first_unconfirmed, offset, raise_reached_unreached, tree_levels,
                      use_numba, wrong_length)
 
@@ -195,7 +196,7 @@ def fused_vertex_pass(src_offsets, dst, weights, vertices, confirmed, num_chunks
     """Numba steps 3-4: each chunk's first offender per rule, -1 where none (columns: reached-unreached-edge,
     distance-not-minimal; tuple indices), and True in `confirmed` (length N, False before) for every vertex a
     tuple joins to its parent with the weight that makes its distance. `vertices`: `vertex_records`, the one
-    ``ahead`` tuples on asked for (`common.prefetch`).
+    ``ahead`` tuples on asked for (`graph500.compiled.prefetch`).
     """
     chunk_firsts = numpy.full((num_chunks, 2), -1, dtype=numpy.int64)
     last = dst.shape[0] - 1

@@ -48,8 +48,9 @@ from graph500.kernels.cpu.reorder import relabel
 from graph500.kernels.cpu.sssp_delta_stepping_workspace import (BLOCK, _FIRST, _FILL, _LAST, _NO_ENTRY, _SETTLED,
                                                                 _SIZE, _bin_append, _bin_has_room, _empty_bin,
                                                                 _keep, _new_workspace, _settle)
+from graph500.compiled import prefetch
 from graph500.kernels.cpu.sssp_words import (MAX_VERTICES, UNREACHED, _PARENT_MASK, _SHIFT, _bucket, _distance,
-                                             _pack, _prefetch)
+                                             _pack)
 
 DELTA_PER_MAX_WEIGHT = 0.005
 FUSION_EDGES = 1 << 11
@@ -97,10 +98,10 @@ def _relax_share(ws, task):
             ahead_row = source_row[segment, ahead]
             ahead_edges = source_prefix[segment, ahead + ONE] - source_prefix[segment, ahead]
             for offset in range(0, max(1, min(ahead_edges, PREFETCH_EDGES)), LINE_EDGES):
-                _prefetch(neighbors, ahead_row + offset)
-                _prefetch(weights, ahead_row + offset)
+                prefetch(neighbors, ahead_row + offset)
+                prefetch(weights, ahead_row + offset)
             if heavy:
-                _prefetch(state, source_vertex[segment, ahead])
+                prefetch(state, source_vertex[segment, ahead])
         if heavy and state[u] != word:
             continue
         begin = source_row[segment, i]
@@ -108,7 +109,7 @@ def _relax_share(ws, task):
         distance = _distance(word)
         examined += end - begin
         for k in range(np.uint64(begin), np.uint64(end)):
-            _prefetch(state, neighbors[min(k + np.uint64(NEIGHBOR_AHEAD), last_edge)])  # maybe a later row's
+            prefetch(state, neighbors[min(k + np.uint64(NEIGHBOR_AHEAD), last_edge)])  # maybe a later row's
             v = np.uint32(neighbors[k])
             candidate = _pack(np.float32(distance + weights[k]), u)
             if (candidate >> _SHIFT) < (state[v] >> _SHIFT):
@@ -162,8 +163,8 @@ def _extract_bin(ws, task):
         for entry in range(block * BLOCK, end):
             if entry + PREFETCH_AHEAD < end:  # a later entry's state and row bounds
                 ahead = ws.block_vertex[task, entry + PREFETCH_AHEAD]
-                _prefetch(state, ahead)
-                _prefetch(ws.row_bounds, ahead)
+                prefetch(state, ahead)
+                prefetch(ws.row_bounds, ahead)
             v = np.uint32(ws.block_vertex[task, entry])
             word = ws.block_word[task, entry]
             current = state[v]

@@ -46,6 +46,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import viewer
 
+from graph500.compiled import prefetch
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import balanced_bounds
 from graph500.kernels.cpu.reorder import Relabeled, by_decreasing_degree, inverse_permutation
@@ -55,8 +56,7 @@ from graph500.kernels.cpu.sssp_distributed_rows import (LOCAL_HEAVY, LOCAL_LIGHT
 from graph500.kernels.cpu.sssp_distributed_state import (INFINITY_BITS, NO_BUCKET, REQUEST_FIELDS, _bin_improved,
                                                          _new_rank_state, _reserve_requests, _settle_by_tasks,
                                                          _smallest_bucket, _take_bin)
-from graph500.kernels.cpu.sssp_words import (MAX_VERTICES, UNREACHED, _PARENT_MASK, _SHIFT, _bucket, _distance, _pack,
-                                             _prefetch)
+from graph500.kernels.cpu.sssp_words import MAX_VERTICES, UNREACHED, _PARENT_MASK, _SHIFT, _bucket, _distance, _pack
 from graph500.kernels.graph import PartitionedGraph, whole_graph_part
 
 DELTA_PER_MAX_WEIGHT = 0.02
@@ -87,13 +87,13 @@ def _relax_rows(sources, begin, end, part, rows, vertices, improved_out, request
     while i < end:
         if i + PREFETCH_AHEAD < end:  # a later source: its row's bounds, its state, its label, its row's start
             ahead = sources[i + PREFETCH_AHEAD]
-            _prefetch(bounds, ahead * ROW_PARTS + part)
-            _prefetch(state, ahead)
-            _prefetch(order, ahead)
+            prefetch(bounds, ahead * ROW_PARTS + part)
+            prefetch(state, ahead)
+            prefetch(order, ahead)
         if i + PREFETCH_AHEAD // 2 < end:
             ahead_begin = bounds[sources[i + PREFETCH_AHEAD // 2] * ROW_PARTS + part]
-            _prefetch(columns, ahead_begin)
-            _prefetch(weights, ahead_begin)
+            prefetch(columns, ahead_begin)
+            prefetch(weights, ahead_begin)
         u = sources[i]
         row = u * ROW_PARTS + part
         local_begin, remote_begin, remote_end = bounds[row], bounds[row + 1], bounds[row + 2]
