@@ -6,11 +6,12 @@ stable counting sort; `chunk_start`, `chunk_count`, `earliest_per_rule`)
 serve the fused passes of `bfs` and `sssp`, on NumPy arrays only; the tree
 levels have a fused Numba pass of their own.
 
-The fused passes read a value of each tuple's second endpoint at random; they
-ask for the one PREFETCH_AHEAD tuples ahead (`graph500.compiled.prefetch`), so
-the reads overlap instead of waiting one by one. The default,
-64, was the fastest of 8 to 128 for the SSSP pass at SCALE 22 and 24
-(docs/measurements.md, session 28).
+The fused passes read a value of each tuple's second endpoint at random, and a
+pointer-jumping round its ancestor's entries; they ask for the ones
+PREFETCH_AHEAD tuples or vertices ahead (`graph500.compiled.prefetch`), so the
+reads overlap instead of waiting one by one. The default, 64, was the fastest
+of 8 to 128 for the SSSP pass at SCALE 22 and 24, and faster than 32 for the
+rounds (docs/measurements.md, session 28).
 
 `ValidationGraph`, built once per graph: the tuples (int32 where the labels
 fit) and their float32 weights, and every vertex's count of tuples (not
@@ -47,13 +48,14 @@ try:
 except ImportError:
     cupy = None
 
+from ..compiled import prefetch
 from ..errors import ValidationError
 from ..partition import index_dtype_for, place
 
 ENGINES = ("auto", "numba", "generic")
 TUPLE_CHUNK = 1 << 25  # tuples per chunk of the array-generic pass on CuPy arrays
 GROUPING_TASKS = 8  # bounds the grouping's per-task counters to 64 bytes a vertex
-PREFETCH_AHEAD = 64  # the tuples ahead whose second endpoint's value a fused pass asks for
+PREFETCH_AHEAD = 64  # the tuples (vertices) ahead whose values a fused pass (a jumping round) asks for
 
 
 def array_module(*arrays):
@@ -524,7 +526,7 @@ def _numba_jumps(parents, root, reached, rounds, index_dtype, depth_dtype):
     for _ in range(rounds):
         if not pending:
             break
-        pending = _jump(*current, *spare, reached, root)
+        pending = _jump(*current, *spare, reached, root, PREFETCH_AHEAD)
         current, spare = spare, current
     return current
 
@@ -546,11 +548,16 @@ def _first_jumps(parents, root, reached, ancestor, depth):
 
 
 @numba.njit(parallel=True, cache=True)
-def _jump(ancestor, depth, next_ancestor, next_depth, reached, root):
-    """One round, into the next arrays: add the ancestor's depth, take the ancestor's ancestor. Returns how
-    many reached vertices have an ancestor other than the root."""
+def _jump(ancestor, depth, next_ancestor, next_depth, reached, root, ahead):
+    """One round, into the next arrays: add the ancestor's depth, take the ancestor's ancestor (the entries of
+    the one ``ahead`` vertices on asked for). Returns how many reached vertices have an ancestor other than the
+    root."""
     pending = 0
+    last = ancestor.shape[0] - 1
     for v in numba.prange(ancestor.shape[0]):
+        later = ancestor[min(v + ahead, last)]
+        prefetch(ancestor, later)
+        prefetch(depth, later)
         up = ancestor[v]
         next_depth[v] = depth[v] + depth[up]
         next_ancestor[v] = ancestor[up]
