@@ -42,13 +42,13 @@ import time
 import numba
 import numpy as np
 
+from graph500.compiled import prefetch
 from graph500.kernels import register
 from graph500.kernels.cpu.frontier import ONE, first_at_least
 from graph500.kernels.cpu.reorder import relabel
 from graph500.kernels.cpu.sssp_delta_stepping_workspace import (BLOCK, _FIRST, _FILL, _LAST, _NO_ENTRY, _SETTLED,
                                                                 _SIZE, _bin_append, _bin_has_room, _empty_bin,
                                                                 _keep, _new_workspace, _settle)
-from graph500.compiled import prefetch
 from graph500.kernels.cpu.sssp_words import (MAX_VERTICES, UNREACHED, _PARENT_MASK, _SHIFT, _bucket, _distance,
                                              _pack)
 
