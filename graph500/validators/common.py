@@ -6,12 +6,13 @@ stable counting sort; `chunk_start`, `chunk_count`, `earliest_per_rule`)
 serve the fused passes of `bfs` and `sssp`, on NumPy arrays only; the tree
 levels have a fused Numba pass of their own.
 
-The fused passes read a value of each tuple's second endpoint at random, and a
-pointer-jumping round its ancestor's entries; they ask for the ones
-PREFETCH_AHEAD tuples or vertices ahead (`graph500.compiled.prefetch`), so the
-reads overlap instead of waiting one by one. The default, 64, was the fastest
-of 8 to 128 for the SSSP pass at SCALE 22 and 24, and faster than 32 for the
-rounds (docs/measurements.md, session 28).
+The fused passes read a value of each tuple's second endpoint at random, a
+pointer-jumping round its ancestor's entries, and the grouping's counting
+sorts a key's counter (and the slot it gives); they ask for the ones
+PREFETCH_AHEAD tuples or vertices ahead (`graph500.compiled.prefetch`; the
+sorts' slots half as far), so the reads overlap instead of waiting one by one.
+The default, 64, was the fastest of 8 to 128 for the SSSP pass at SCALE 22
+and 24, and faster than 32 for the rounds (docs/measurements.md, session 28).
 
 `ValidationGraph`, built once per graph: the tuples (int32 where the labels
 fit) and their float32 weights, and every vertex's count of tuples (not
@@ -55,7 +56,7 @@ from ..partition import index_dtype_for, place
 ENGINES = ("auto", "numba", "generic")
 TUPLE_CHUNK = 1 << 25  # tuples per chunk of the array-generic pass on CuPy arrays
 GROUPING_TASKS = 8  # bounds the grouping's per-task counters to 64 bytes a vertex
-PREFETCH_AHEAD = 64  # the tuples (vertices) ahead whose values a fused pass (a jumping round) asks for
+PREFETCH_AHEAD = 64  # the tuples (vertices) ahead whose values a pass asks for
 
 
 def array_module(*arrays):
@@ -334,9 +335,11 @@ def _count_keys(keys, others, words, word_ranks, per_task):
     num_tasks = per_task.shape[0]
     for task in numba.prange(num_tasks):
         begin, end = _task_range(task, num_tasks, keys.shape[0])
+        counts = per_task[task]
         for i in range(begin, end):
+            prefetch(counts, _placed(keys[min(i + PREFETCH_AHEAD, end - 1)], words, word_ranks))
             if keys[i] != others[i]:
-                per_task[task, _placed(keys[i], words, word_ranks)] += 1
+                counts[_placed(keys[i], words, word_ranks)] += 1
 
 
 def transposed(src_offsets, dst, num_vertices):
@@ -357,8 +360,10 @@ def _count_second_endpoints(dst, per_task):
     num_tasks = per_task.shape[0]
     for task in numba.prange(num_tasks):
         begin, end = _task_range(task, num_tasks, dst.shape[0])
+        counts = per_task[task]
         for i in range(begin, end):
-            per_task[task, dst[i]] += 1
+            prefetch(counts, dst[min(i + PREFETCH_AHEAD, end - 1)])
+            counts[dst[i]] += 1
 
 
 @numba.njit(parallel=True, cache=True)
@@ -369,11 +374,14 @@ def _scatter_first_endpoints(src_offsets, dst, offsets, per_task, src_by_dst):
     for task in numba.prange(num_tasks):
         begin, end = _task_range(task, num_tasks, dst.shape[0])
         u = numpy.searchsorted(src_offsets, begin, side="right") - 1
+        slots = per_task[task]
         for i in range(begin, end):
+            prefetch(slots, dst[min(i + PREFETCH_AHEAD, end - 1)])
+            prefetch(src_by_dst, slots[dst[min(i + PREFETCH_AHEAD // 2, end - 1)]])
             while src_offsets[u + 1] <= i:
                 u += 1
-            slot = per_task[task, dst[i]]
-            per_task[task, dst[i]] = slot + 1
+            slot = slots[dst[i]]
+            slots[dst[i]] = slot + 1
             src_by_dst[slot] = u
 
 
@@ -396,11 +404,15 @@ def _scatter_by_key(keys, others, words, word_ranks, weights, offsets, per_task,
     num_tasks = per_task.shape[0]
     for task in numba.prange(num_tasks):
         begin, end = _task_range(task, num_tasks, keys.shape[0])
+        slots = per_task[task]
         for i in range(begin, end):
+            prefetch(slots, _placed(keys[min(i + PREFETCH_AHEAD, end - 1)], words, word_ranks))
+            later = slots[_placed(keys[min(i + PREFETCH_AHEAD // 2, end - 1)], words, word_ranks)]
+            prefetch(grouped_others, later)
             if keys[i] != others[i]:
                 key = _placed(keys[i], words, word_ranks)
-                slot = per_task[task, key]
-                per_task[task, key] = slot + 1
+                slot = slots[key]
+                slots[key] = slot + 1
                 grouped_others[slot] = _placed(others[i], words, word_ranks)
                 if grouped_weights.shape[0] > 0:
                     grouped_weights[slot] = weights[i]
