@@ -38,6 +38,7 @@ import operator
 import numba
 import numpy as np
 
+from graph500.compiled import prefetch
 from graph500.kernels.cpu.frontier import ONE, equal_share
 from graph500.kernels.graph import CSRGraph, neighbor_dtype
 
@@ -292,9 +293,12 @@ def _count_rows(rows, bucket_begin, bucket_shift, row_entries):
 
 @numba.njit(cache=True)
 def _rename_neighbors(keys, key_shift, new_label):
-    """Rename every key's neighbour, in place (a loop of its own: its random lookups overlap)."""
+    """Rename every key's neighbour, in place (a loop of its own: its random lookups overlap, each asked for 32
+    keys ahead)."""
     low_bits = (ONE << key_shift) - ONE
+    last = np.uint64(keys.shape[0]) - ONE
     for j in range(np.uint64(keys.shape[0])):
+        prefetch(new_label, keys[min(j + np.uint64(32), last)] >> key_shift)
         key = keys[j]
         keys[j] = (np.uint64(new_label[key >> key_shift]) << key_shift) | (key & low_bits)
 
