@@ -171,6 +171,11 @@ VALIDATION_TUPLE_BYTES = 12
 VALIDATION_ENDPOINT_BYTES = 16
 
 
+def planned_slice_tuples(scale, edgefactor, num_ranks):
+    """The tuples of the largest rank's slice (`graph500.partition.tuple_range`), as the memory plans count them."""
+    return -(-(edgefactor << scale) // num_ranks)
+
+
 def memory_phases(scale, edgefactor, num_ranks):
     """Host bytes of one rank at its peaks, with the runtime and its slice of the tuples (two labels, uint32 up to
     2^32 vertices, and a weight: 12 or 20 bytes a tuple):
@@ -183,7 +188,7 @@ def memory_phases(scale, edgefactor, num_ranks):
     memory measured at SCALE 22 on the largest rank (docs/measurements.md, session 23): P = 4 exchange 1.08,
     construction 1.07, the kernels' set-up 1.19 GiB; plan 1.09, 1.17 and 1.17."""
     num_vertices = 1 << scale
-    slice_tuples = -(-(edgefactor << scale) // num_ranks)
+    slice_tuples = planned_slice_tuples(scale, edgefactor, num_ranks)
     owned = -(-num_vertices // num_ranks)
     sent = slice_tuples * (2 * num_ranks - 1) // num_ranks
     label_bytes = stored_label_dtype(num_vertices).itemsize  # a label held, on the wire and in the BFS's rows

@@ -46,7 +46,7 @@ import socket
 import numpy as np
 
 from graph500.comm import NCCLCommunicator, SelfCommunicator, host_placement, slowest
-from graph500.distributed import DistributedBackend, IncidentVertices, validation_endpoints
+from graph500.distributed import DistributedBackend, IncidentVertices, planned_slice_tuples, validation_endpoints
 from graph500.errors import Graph500Error
 from graph500.kernels.gpu import backend as single_gpu, build as gpu_build, generator, runtime
 from graph500.kernels.gpu.runtime import cupy
@@ -120,13 +120,8 @@ def kernel1_on_device_bytes(scale, edgefactor, num_ranks):
     """The device memory a GPU of ``num_ranks`` needs for kernel 1 to keep the tuples it receives on it
     (`on_device_exchange_bytes` of a run's slice, the CUDA context and NCCL's buffers counted); with less, they go
     to pinned host memory and the build reads them over the bus."""
-    return (on_device_exchange_bytes(_slice_tuples(scale, edgefactor, num_ranks), num_ranks, 1 << scale,
+    return (on_device_exchange_bytes(planned_slice_tuples(scale, edgefactor, num_ranks), num_ranks, 1 << scale,
                                      single_gpu.EDGE_LIST_BYTES, weighted=True) + context_bytes(num_ranks))
-
-
-def _slice_tuples(scale, edgefactor, num_ranks):
-    """The tuples of the largest rank's slice (`graph500.partition.tuple_range`), planned."""
-    return -(-(edgefactor << scale) // num_ranks)
 
 
 def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, on_device, release=None):
@@ -205,7 +200,7 @@ def memory_needs(scale, edgefactor, num_ranks):
     where the tuples it receives do not stay on its GPU (those, `received_capacity`, and a chunk of them and of
     the slice being pinned or given back), or for its slice and the validator's relabelled copy of its endpoints,
     whichever is more; on its GPU the largest phase of `device_phases`."""
-    slice_tuples = _slice_tuples(scale, edgefactor, num_ranks)
+    slice_tuples = planned_slice_tuples(scale, edgefactor, num_ranks)
     exchange = (received_capacity(slice_tuples, num_ranks) + 2 * TUPLE_CHUNK) * single_gpu.EDGE_LIST_BYTES
     validation = slice_tuples * (single_gpu.EDGE_LIST_BYTES + RELABELLED_TUPLE_BYTES)
     return max(exchange, validation), max(device_phases(scale, edgefactor, num_ranks).values())
@@ -216,7 +211,7 @@ def device_phases(scale, edgefactor, num_ranks):
     "sssp pass"}``: kernel 1's exchange chunk, then its row build; each pass's kernel (`device_memory_bytes`) and
     the validator's per-vertex arrays and chunk."""
     num_vertices = 1 << scale
-    slice_tuples = _slice_tuples(scale, edgefactor, num_ranks)
+    slice_tuples = planned_slice_tuples(scale, edgefactor, num_ranks)
     validation = (validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES
                   + -(-num_vertices // num_ranks) * VALIDATION_OWNED_BYTES
                   + min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES)
