@@ -15,9 +15,9 @@ timed untraced (from a barrier until every GPU is done), as a run orders
 them; then every BFS once more traced. The
 searches are not validated (``graph500 run`` validates; this measures), so
 they run back to back, faster than a run's, each of which follows a
-validation with the host's caches cold (two GPUs at SCALE 26: 1.7 ms a
-search against 2.0 in a run; one GPU 1.4 against 1.5):
-``distributed_sweep.py --validate-all`` times them as a run does.
+validation with the host's caches cold (several GPUs lose more to that than
+one: docs/measurements.md, session 27): ``distributed_sweep.py
+--validate-all`` times them as a run does.
 
 Printed: the weak and the strong table (harmonic-mean TEPS over the keys,
 taking every search as covering the M = edgefactor * 2^SCALE input edges, so

@@ -204,10 +204,8 @@ class Parents:
     labels (``written`` is None) and ``finish`` maps them through the label
     map in one pass in label order before its gather: the map's three reads
     (word, its rank, the value) at every write, behind the scan's own
-    reads, made the hub level's bottom-up step 4x slower on one thread at
-    SCALE 20 (6.7 ms against 1.7 writing the labels as they are; 2.4 with a
-    table), where the pass adds about 1.3 ms to the search
-    (`docs/measurements.md`, session 27).
+    reads, slowed the hub level's bottom-up step far more than the pass
+    costs (`docs/measurements.md`, session 27).
     """
 
     def __init__(self, graph, labels=None, new_label=None, first_label=0):
@@ -290,9 +288,9 @@ def _end_of_edges(offsets):
 @numba.njit(parallel=True, cache=True)
 def _map_parents_in_place(parent, filled, words, word_ranks, values):
     """``parent[v]`` (v < ``filled``) through the `label_map` ``(words, word_ranks, values)``, -1 kept. In label
-    order, one random read a parent, before the gather (mapped within the gather, behind its random read of
-    ``parent``, the map's reads took 4.4 ms at SCALE 20 on one thread, against 1.0 here; the map's three arrays
-    taken from a tuple inside the loop, 8 ms)."""
+    order, one random read a parent, before the gather: mapped within the gather, behind its random read of
+    ``parent``, the map's reads were slower, and the map's arrays taken from a tuple inside the loop slower still
+    (`docs/measurements.md`, session 27)."""
     for v in numba.prange(filled):
         p = parent[v]
         if p >= 0:
