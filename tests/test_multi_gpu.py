@@ -202,6 +202,48 @@ def test_a_fault_planted_on_the_last_gpu_is_caught(tmp_path, num_ranks):
     assert result.stderr.count("tree-edge-level") == 1, result.stderr
 
 
+MEMBER_PULLS = """
+import numpy as np
+from graph500.comm import world
+from graph500.generators.roots import search_keys
+from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
+from graph500.kernels.gpu.sssp_distributed import DistributedDeltaSteppingSSSP
+
+comm = world()
+backend = DistributedGPUBackend(comm)
+scale = 13
+src, dst, weights = backend.generate(scale, 16, 2, 3)
+roots, _ = search_keys(scale, 2, 3, backend.incident_vertices(src, dst, 1 << scale), 8)
+graph = backend.build(src, dst, 1 << scale, weights)
+searches = {}
+for share in (0.0, 1.0):  # never the members' pairs; the pairs at every heavy pull
+    kernel = DistributedDeltaSteppingSSSP(graph, pull_members=share)
+    trees, pulls = [], [0, 0]
+    for root in map(int, roots):
+        parents, distances = kernel.search(root)
+        trees.append((parents.get(), distances.get().view(np.uint32)))
+        pulls = [pulls[0] + kernel.summary["pulls"], pulls[1] + kernel.summary["member_pulls"]]
+    searches[share] = trees, pulls
+    del kernel
+(full, (pulls, none)), (paired, (same_pulls, member_pulls)) = searches[0.0], searches[1.0]
+assert none == 0 and 0 < member_pulls < pulls == same_pulls, (pulls, none, same_pulls, member_pulls)
+for (parents, distances), (paired_parents, paired_distances) in zip(full, paired):
+    assert (parents == paired_parents).all() and (distances == paired_distances).all()
+print("ok", comm.rank, pulls, member_pulls)
+"""
+
+
+def test_pulls_from_the_members_pairs_find_the_gathered_distances_trees(tmp_path):
+    """A heavy phase's pull that reads only its bucket's members' distances (sent as pairs, NaN elsewhere) finds
+    the trees that the pull from every vertex's gathered distances finds, bit for bit (the tail's pull still
+    gathers: fewer member pulls than pulls)."""
+    script = tmp_path / "member_pulls.py"
+    script.write_text(MEMBER_PULLS)
+    result = run_ranks(2, str(script), timeout=600, threads=4)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.count("ok") == 2, result.stdout
+
+
 def test_multi_gpu_benchmark_prints_both_tables(tmp_path):
     """benchmarks/multi_gpu.py on two GPUs at a small SCALE: one GPU, two at SCALE and at SCALE + 1, no failed
     measurement, every level's compute and exchange."""

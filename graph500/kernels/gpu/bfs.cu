@@ -16,8 +16,6 @@
 #define THREADS BLOCK_THREADS
 #define WARPS BLOCK_WARPS
 #define BOTTOM_UP_PROBES 2  // neighbours a bottom-up thread loads before testing them
-#define SMALL_ITEMS 8
-#define SMALL_FRONTIER (THREADS * SMALL_ITEMS)  // vertices of a frontier that top_down_small_levels takes
 
 __device__ __forceinline__ bool test_bit(const u32* __restrict__ bitmap, int v) {
     return (__ldg(&bitmap[v >> 5]) >> (v & 31)) & 1u;
@@ -152,46 +150,6 @@ __device__ __forceinline__ bool bottom_up_wanted(u64 size, u64 edges, u64 hubs, 
            || hubs > max_hubs;
 }
 
-// A small frontier (at most SMALL_FRONTIER vertices) staged in shared memory: its vertices,
-// their rows' beginnings and the inclusive prefix sums of their degrees. Returns its edges.
-// All threads of the block call it.
-__device__ __forceinline__ u64 stage_small_frontier(const int* __restrict__ queue, int size,
-                                                    const i64* __restrict__ offsets, int* vertex, i64* row_begin,
-                                                    u64* edge_end) {
-    __shared__ u64 total;
-    u64 degree_sums[SMALL_ITEMS], running = 0;
-    for (int k = 0; k < SMALL_ITEMS; ++k) {
-        const int i = threadIdx.x * SMALL_ITEMS + k;
-        if (i < size) {
-            const int u = queue[i];
-            vertex[i] = u;
-            row_begin[i] = offsets[u];
-            running += degree_of(offsets, u);
-        }
-        degree_sums[k] = running;
-    }
-    const u64 before = block_exclusive_scan(running, &total);
-    for (int k = 0; k < SMALL_ITEMS; ++k) {
-        const int i = threadIdx.x * SMALL_ITEMS + k;
-        if (i < size) edge_end[i] = before + degree_sums[k];
-    }
-    __syncthreads();
-    return total;
-}
-
-// Edge e of a staged small frontier: its index in the CSR arrays, and in `index` the frontier
-// vertex whose row holds it (binary search for the first i with edge_end[i] > e).
-__device__ __forceinline__ i64 small_frontier_edge(u64 e, int size, const u64* edge_end, const i64* row_begin,
-                                                   int* index) {
-    int low = 0, high = size - 1;
-    while (low < high) {
-        const int middle = (low + high) >> 1;
-        if (edge_end[middle] > e) high = middle; else low = middle + 1;
-    }
-    *index = low;
-    return row_begin[low] + (i64)(e - (low ? edge_end[low - 1] : 0));
-}
-
 // Top-down levels of a small frontier in one block, with no host round trip between them.
 // The frontier is `queue`, its size, edges and hubs in the counters (as start_search, the last
 // level or a top-down expansion launched just before left them); `unexplored` counts the edges
@@ -220,7 +178,7 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
     while (size && size <= SMALL_FRONTIER && edges <= max_edges && levels < max_levels
            && (levels < ruled_from
                || !bottom_up_wanted(size, edges, hubs, unexplored, alpha, min_bottom_up_size, max_hubs))) {
-        stage_small_frontier(queue, (int)size, offsets, vertex, row_begin, edge_end);
+        stage_small_frontier(queue, (int)size, offsets, offsets + 1, vertex, row_begin, edge_end);
         if (threadIdx.x == 0) {
             next_size = 0;
             next_edges = next_hubs = 0;
@@ -326,7 +284,7 @@ small_level_expand(const u64* __restrict__ state, const int* __restrict__ queue,
     __shared__ i64 row_begin[SMALL_FRONTIER];
     __shared__ int vertex[SMALL_FRONTIER];
     const int size = (int)state[SMALL_SIZE];
-    const u64 edges = stage_small_frontier(queue, size, offsets, vertex, row_begin, edge_end);
+    const u64 edges = stage_small_frontier(queue, size, offsets, offsets + 1, vertex, row_begin, edge_end);
     LevelTally tally;
     const u64 stride = (u64)gridDim.x * THREADS;
     for (u64 base = blockIdx.x * (u64)THREADS; base < edges; base += stride) {

@@ -236,14 +236,16 @@ class DistributedDirectionOptimizingBFS:
         (`_small_level`)."""
         for name in ("small_levels_begin", "small_level_decide", "small_level_expand", "claim_requests"):
             runtime.kernel("bfs", name)  # loaded before the capture
-        return _captured([lambda: self._small_level(*self._queues), lambda: self._small_level(*self._queues[::-1])])
+        return runtime.captured([lambda: self._small_level(*self._queues),
+                                 lambda: self._small_level(*self._queues[::-1])])
 
     def _capture_bottom_up_levels(self):
         """Two CUDA graphs of one bottom-up level each (`_bottom_up_steps`), for the even and the odd levels."""
         frontiers, timer = self._frontiers, runtime.PhaseTimer(False)
         cupy.bitwise_or(self._visited, frontiers[0].whole, out=self._visited)  # CuPy's kernel compiled before it
-        return _captured([lambda parity=parity: self._bottom_up_steps(frontiers[1 - parity].whole, frontiers[parity],
-                                                                      self._parent, timer) for parity in (0, 1)])
+        return runtime.captured([lambda parity=parity: self._bottom_up_steps(frontiers[1 - parity].whole,
+                                                                             frontiers[parity], self._parent, timer)
+                                 for parity in (0, 1)])
 
     def _small_level(self, queue, next_queue):
         """One small top-down level, device-driven (bfs.cu's small_level_decide says whether it runs): expand
@@ -357,16 +359,3 @@ class DistributedDirectionOptimizingBFS:
         """Bottom-up to top-down: the block's words of the frontier become the rank's queue."""
         sorted_queue(self._prefix_sums, frontier[self._block_slice()], self._block_words, self._queue)
 
-
-def _captured(steps):
-    """CUDA graphs of ``steps`` (callables that enqueue a fixed sequence of work), captured on a stream of their
-    own and launched on the search's."""
-    cupy.cuda.get_current_stream().synchronize()
-    stream = cupy.cuda.Stream(non_blocking=True)
-    graphs = []
-    with stream:
-        for step in steps:
-            stream.begin_capture()
-            step()
-            graphs.append(stream.end_capture())
-    return graphs

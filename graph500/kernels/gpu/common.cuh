@@ -15,6 +15,8 @@
 //   and maps each edge to its vertex by binary search there. Precondition:
 //   every queued vertex has at least one edge in its range, so that a tile
 //   spans at most EXPAND_TILE + 1 vertices.
+// - stage_small_frontier: a frontier of a few thousand vertices expanded by
+//   every block without a prefix-sum launch (each block stages it whole).
 // - is_received: which items of an exchange's receive buffers hold requests.
 // - The SSSP kernels' vertex state: one word of distance and parent (state_of);
 //   labels through a degree-ordered graph's renaming table (renamed).
@@ -159,6 +161,50 @@ __device__ __forceinline__ void for_each_frontier_edge(const int* __restrict__ q
         }
         visit(tile_vertex[low], tile_row[low] + (i64)(e - tile_edge_start[low]));
     }
+}
+
+// A small frontier, at most SMALL_FRONTIER vertices (the top-down BFS's small levels, the
+// SSSP's small light steps), staged in shared memory by every block that expands it: its
+// vertices, their rows' beginnings and the inclusive prefix sums of their rows' lengths
+// (row u: [row_start[u], row_end[u])). Returns its edges. All threads of the block call it.
+#define SMALL_ITEMS 8
+#define SMALL_FRONTIER (BLOCK_THREADS * SMALL_ITEMS)
+
+__device__ __forceinline__ u64 stage_small_frontier(const int* __restrict__ queue, int size,
+                                                    const i64* __restrict__ row_start, const i64* __restrict__ row_end,
+                                                    int* vertex, i64* row_begin, u64* edge_end) {
+    __shared__ u64 total;
+    u64 length_sums[SMALL_ITEMS], running = 0;
+    for (int k = 0; k < SMALL_ITEMS; ++k) {
+        const int i = threadIdx.x * SMALL_ITEMS + k;
+        if (i < size) {
+            const int u = queue[i];
+            vertex[i] = u;
+            row_begin[i] = row_start[u];
+            running += (u64)(row_end[u] - row_start[u]);
+        }
+        length_sums[k] = running;
+    }
+    const u64 before = block_exclusive_scan(running, &total);
+    for (int k = 0; k < SMALL_ITEMS; ++k) {
+        const int i = threadIdx.x * SMALL_ITEMS + k;
+        if (i < size) edge_end[i] = before + length_sums[k];
+    }
+    __syncthreads();
+    return total;
+}
+
+// Edge e of a staged small frontier: its index in the CSR arrays, and in `index` the frontier
+// vertex whose row holds it (binary search for the first i with edge_end[i] > e).
+__device__ __forceinline__ i64 small_frontier_edge(u64 e, int size, const u64* edge_end, const i64* row_begin,
+                                                   int* index) {
+    int low = 0, high = size - 1;
+    while (low < high) {
+        const int middle = (low + high) >> 1;
+        if (edge_end[middle] > e) high = middle; else low = middle + 1;
+    }
+    *index = low;
+    return row_begin[low] + (i64)(e - (low ? edge_end[low - 1] : 0));
 }
 
 // Requests a rank received (requests.py's Received): num_segments segments of `stride` items,

@@ -108,6 +108,27 @@ class OwnerRequests:
         itself (`transfer` then sends them)."""
         return (*self._sent, self._sizes)
 
+    def segment(self, rank):
+        """Where rank ``rank``'s segment of the send buffers begins (``rank * segment_items``)."""
+        return int(self._segments[rank])
+
+    @property
+    def segment_items(self):
+        return self._block
+
+    def allgather_segments(self, counts, count_words):
+        """Every rank's own segment of the send buffers (``counts[r]`` items from rank r, host-known) and its word
+        ``count_words[r]`` (a uint64 device array of P words) sent to every other rank and received in place, as
+        one NCCL group: the buffers' other use, between exchanges (a pull's members, `graph500.kernels.gpu.sssp`)."""
+        comm, rank = self.comm, self.comm.rank
+        peers = [peer for peer in range(comm.size) if peer != rank]
+        sends = [comm.part(count_words, rank, 1, peer) for peer in peers]
+        receives = [comm.part(count_words, peer, 1, peer) for peer in peers]
+        for buffer in self._sent:
+            sends += [comm.part(buffer, self._segments[rank], counts[rank], peer) for peer in peers]
+            receives += [comm.part(buffer, self._segments[peer], counts[peer], peer) for peer in peers]
+        comm.transfers(sends, receives)
+
     def exchange(self, bound):
         """Send the touched vertices to their owners: enqueued, no host round trip. ``bound``: at most that many
         requests go to any one rank (the same on every rank; the edges the step relaxed, say). Returns the

@@ -356,3 +356,17 @@ class PhaseTimer:
         for (name, begin), (_, finish) in zip(self._phases, self._phases[1:] + [(None, end)]):
             seconds[name] = seconds.get(name, 0.0) + cupy.cuda.get_elapsed_time(begin, finish) / 1e3
         return seconds
+
+
+def captured(steps):
+    """CUDA graphs of ``steps`` (callables that enqueue a fixed sequence of work), captured on a stream of their
+    own and launched on the search's."""
+    cupy.cuda.get_current_stream().synchronize()
+    stream = cupy.cuda.Stream(non_blocking=True)
+    graphs = []
+    with stream:
+        for step in steps:
+            stream.begin_capture()
+            step()
+            graphs.append(stream.end_capture())
+    return graphs

@@ -121,15 +121,38 @@ __device__ __forceinline__ void offer(int v, u64 candidate, int heavy, int itera
     }
 }
 
-// Relax the edges [row_begin[u], ...) of the queue's vertices (edge-parallel), each edge in
-// one phase of the bucket [low, high): the light phase (heavy == 0) the edges whose candidate
-// lands below `high` (a light edge whose candidate lands past the bucket waits for the heavy
-// phase), the heavy phase the heavy edges (weight > delta) and the light ones that the light
-// phase left. Vertices and rows are those of [first_vertex, first_vertex + num_local), under
-// local indices (parents global); on several GPUs a candidate for another rank's vertex v goes
-// to staging[v] when less (an atomic min; one word per vertex of the graph, which keeps the
-// least candidate sent in the search, so that none is sent twice) and marks v in touched, for
-// requests.py to send to its owner.
+// Relax edge e of local vertex u in one phase of the bucket [low, high): the light phase
+// (heavy == 0) an edge whose candidate lands below `high` (a light edge whose candidate lands
+// past the bucket waits for the heavy phase), the heavy phase a heavy edge (weight > delta) or
+// a light one that the light phase left. Vertices and rows are those of [first_vertex,
+// first_vertex + num_local), under local indices (parents global); on several GPUs a candidate
+// for another rank's vertex v goes to staging[v] when less (an atomic min; one word per vertex
+// of the graph, which keeps the least candidate sent in the search, so that none is sent
+// twice) and marks v in touched, for requests.py to send to its owner.
+template <int CAPACITY>
+__device__ __forceinline__ void relax_edge(int u, i64 e, const int* __restrict__ neighbors,
+                                           const float* __restrict__ weights, float delta, float high, int heavy,
+                                           int iteration, int bucket, const i64* __restrict__ offsets,
+                                           const i64* __restrict__ frontier_end, u64* __restrict__ state,
+                                           int* __restrict__ frontier_stamp, int* __restrict__ member_stamp,
+                                           i64 first_vertex, i64 num_local, u64* __restrict__ staging,
+                                           u32* __restrict__ touched, StagedQueue<CAPACITY>& next,
+                                           StagedQueue<CAPACITY>& joined, BlockTally<MEMBERS_EDGES + 1>& tally) {
+    const float w = weights[e];
+    const float candidate = distance_of(__ldcg(&state[u])) + w;
+    if (heavy ? w <= delta && candidate < high : !(candidate < high)) return;  // the other phase's edge
+    const int v = neighbors[e];
+    const u64 word = state_of(candidate, (int)(first_vertex + u));
+    const i64 local = v - first_vertex;
+    if (local >= 0 && local < num_local) {
+        offer((int)local, word, heavy, iteration, bucket, offsets, frontier_end, state, frontier_stamp, member_stamp,
+              next, joined, tally);
+    } else if (word < staging[v] && word < atomicMin(&staging[v], word)) {
+        atomicOr(&touched[v >> 5], 1u << (v & 31));
+    }
+}
+
+// Relax the edges [row_begin[u], ...) of the queue's vertices (edge-parallel, relax_edge).
 extern "C" __global__ void __launch_bounds__(THREADS)
 relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, const int* __restrict__ tile_first,
             int queue_size, u64 total_edges,
@@ -143,18 +166,8 @@ relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, con
     if (threadIdx.x == 0) next.count = joined.count = 0;
     BlockTally<MEMBERS_EDGES + 1> tally;
     for_each_frontier_edge(queue, edge_end, tile_first, queue_size, total_edges, row_begin, [&](int u, i64 e) {
-        const float w = weights[e];
-        const float candidate = distance_of(__ldcg(&state[u])) + w;
-        if (heavy ? w <= delta && candidate < high : !(candidate < high)) return;  // the other phase's edge
-        const int v = neighbors[e];
-        const u64 word = state_of(candidate, (int)(first_vertex + u));
-        const i64 local = v - first_vertex;
-        if (local >= 0 && local < num_local) {
-            offer((int)local, word, heavy, iteration, bucket, offsets, frontier_end, state, frontier_stamp,
-                  member_stamp, next, joined, tally);
-        } else if (word < staging[v] && word < atomicMin(&staging[v], word)) {
-            atomicOr(&touched[v >> 5], 1u << (v & 31));
-        }
+        relax_edge(u, e, neighbors, weights, delta, high, heavy, iteration, bucket, offsets, frontier_end, state,
+                   frontier_stamp, member_stamp, first_vertex, num_local, staging, touched, next, joined, tally);
     });
     next.flush(next_queue, &counters[FRONTIER_SIZE]);
     joined.flush(members, &counters[MEMBERS_SIZE]);
@@ -164,12 +177,13 @@ relax_edges(const int* __restrict__ queue, const u64* __restrict__ edge_end, con
 // The owner's side of an exchange: each received (vertex, candidate word) pair (global labels,
 // requests.py's Received: `segments` segments of `segment_items`, counts[s] of them in segment
 // s) is offered to the vertex as relax_edges offers its own candidates.
-extern "C" __global__ void __launch_bounds__(THREADS)
-offer_requests(const int* __restrict__ vertices, const u64* __restrict__ requests, i64 segment_items, int segments,
-               const u64* __restrict__ counts, i64 first_vertex, int heavy, int iteration, int bucket,
-               const i64* __restrict__ offsets, const i64* __restrict__ frontier_end, u64* __restrict__ state,
-               int* __restrict__ frontier_stamp, int* __restrict__ member_stamp, int* __restrict__ next_queue,
-               int* __restrict__ members, u64* __restrict__ counters) {
+__device__ __forceinline__ void offer_received(const int* __restrict__ vertices, const u64* __restrict__ requests,
+                                               i64 segment_items, int segments, const u64* __restrict__ counts,
+                                               i64 first_vertex, int heavy, int iteration, int bucket,
+                                               const i64* __restrict__ offsets, const i64* __restrict__ frontier_end,
+                                               u64* __restrict__ state, int* __restrict__ frontier_stamp,
+                                               int* __restrict__ member_stamp, int* __restrict__ next_queue,
+                                               int* __restrict__ members, u64* __restrict__ counters) {
     __shared__ StagedQueue<THREADS> next, joined;
     if (threadIdx.x == 0) next.count = joined.count = 0;
     __syncthreads();
@@ -185,6 +199,109 @@ offer_requests(const int* __restrict__ vertices, const u64* __restrict__ request
         joined.flush(members, &counters[MEMBERS_SIZE]);
     }
     tally.add_to(counters);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+offer_requests(const int* __restrict__ vertices, const u64* __restrict__ requests, i64 segment_items, int segments,
+               const u64* __restrict__ counts, i64 first_vertex, int heavy, int iteration, int bucket,
+               const i64* __restrict__ offsets, const i64* __restrict__ frontier_end, u64* __restrict__ state,
+               int* __restrict__ frontier_stamp, int* __restrict__ member_stamp, int* __restrict__ next_queue,
+               int* __restrict__ members, u64* __restrict__ counters) {
+    offer_received(vertices, requests, segment_items, segments, counts, first_vertex, heavy, iteration, bucket,
+                   offsets, frontier_end, state, frontier_stamp, member_stamp, next_queue, members, counters);
+}
+
+// Several GPUs: light steps of a small frontier with no host step between them (sssp.py
+// captures a step in a CUDA graph: small_step_decide, small_relax, the requests' blind
+// exchange, small_offer_requests and an allreduce of the next frontier's size and edges into
+// the step's state; launched several times a host read). `step` carries them from step to step:
+#define STEP_GO 0            // this step runs
+#define STEP_STOPPED 1       // a step did not run: none after it does
+#define STEP_COUNT 2         // steps run since small_steps_begin
+#define STEP_SIZE 3          // the rank's part of the frontier the step relaxes
+#define STEP_GLOBAL_SIZE 4   // the frontier's size and edges over every rank (the allreduce's)
+#define STEP_GLOBAL_EDGES 5
+#define STEP_ITERATION 6     // the step's frontier stamp
+#define STEP_BUCKET 7        // the bucket's stamp and end (float32 bits)
+#define STEP_HIGH 8
+#define STEP_RELAXED 9       // the rank's frontier edges relaxed by the steps
+
+extern "C" __global__ void small_steps_begin(u64* __restrict__ step, u64 size, u64 edges, int iteration, int bucket,
+                                             float high) {
+    step[STEP_GO] = step[STEP_STOPPED] = step[STEP_COUNT] = step[STEP_SIZE] = step[STEP_RELAXED] = 0;
+    step[STEP_GLOBAL_SIZE] = size;
+    step[STEP_GLOBAL_EDGES] = edges;
+    step[STEP_ITERATION] = (u64)iteration;
+    step[STEP_BUCKET] = (u64)bucket;
+    step[STEP_HIGH] = __float_as_uint(high);
+}
+
+// One thread. The step runs while the frontier is small (at most SMALL_FRONTIER vertices and
+// max_edges frontier edges over every rank) and not empty: it takes the rank's frontier size
+// from the counters and starts the next frontier's counts at zero (the members' go on).
+extern "C" __global__ void small_step_decide(u64* __restrict__ step, u64* __restrict__ counters, u64 max_edges) {
+    bool go = false;
+    if (!step[STEP_STOPPED]) {
+        const u64 size = step[STEP_GLOBAL_SIZE], edges = step[STEP_GLOBAL_EDGES];
+        go = size && size <= SMALL_FRONTIER && edges <= max_edges;
+        if (go) {
+            step[STEP_COUNT] += 1;
+            step[STEP_ITERATION] += 1;
+            step[STEP_SIZE] = counters[FRONTIER_SIZE];
+            step[STEP_RELAXED] += counters[FRONTIER_EDGES];
+            counters[FRONTIER_SIZE] = counters[FRONTIER_EDGES] = 0;
+        } else {
+            step[STEP_STOPPED] = 1;
+        }
+    }
+    step[STEP_GO] = go;
+}
+
+// The step's relaxation, a grid of any size: relax_edges' light phase over a frontier that
+// every block stages whole (the bucket's end and stamps read from the step).
+extern "C" __global__ void __launch_bounds__(THREADS)
+small_relax(const u64* __restrict__ step, const int* __restrict__ queue, const i64* __restrict__ offsets,
+            const i64* __restrict__ frontier_end, const int* __restrict__ neighbors, const float* __restrict__ weights,
+            float delta, u64* __restrict__ state, int* __restrict__ frontier_stamp, int* __restrict__ member_stamp,
+            int* __restrict__ next_queue, int* __restrict__ members, u64* __restrict__ counters, i64 first_vertex,
+            i64 num_local, u64* __restrict__ staging, u32* __restrict__ touched) {
+    if (!step[STEP_GO]) return;
+    __shared__ u64 edge_end[SMALL_FRONTIER];
+    __shared__ i64 row_begin[SMALL_FRONTIER];
+    __shared__ int vertex[SMALL_FRONTIER];
+    __shared__ StagedQueue<THREADS> next, joined;
+    if (threadIdx.x == 0) next.count = joined.count = 0;
+    const float high = __uint_as_float((u32)step[STEP_HIGH]);
+    const int iteration = (int)step[STEP_ITERATION], bucket = (int)step[STEP_BUCKET], size = (int)step[STEP_SIZE];
+    const u64 edges = stage_small_frontier(queue, size, offsets, frontier_end, vertex, row_begin, edge_end);
+    BlockTally<MEMBERS_EDGES + 1> tally;
+    const u64 stride = (u64)gridDim.x * THREADS;
+    for (u64 base = blockIdx.x * (u64)THREADS; base < edges; base += stride) {
+        const u64 e = base + threadIdx.x;
+        if (e < edges) {
+            int index;
+            const i64 edge = small_frontier_edge(e, size, edge_end, row_begin, &index);
+            relax_edge(vertex[index], edge, neighbors, weights, delta, high, 0, iteration, bucket, offsets,
+                       frontier_end, state, frontier_stamp, member_stamp, first_vertex, num_local, staging, touched,
+                       next, joined, tally);
+        }
+        next.flush(next_queue, &counters[FRONTIER_SIZE]);
+        joined.flush(members, &counters[MEMBERS_SIZE]);
+    }
+    tally.add_to(counters);
+}
+
+// The owner's offers of a step's received candidates (offer_requests, the stamps read from the step).
+extern "C" __global__ void __launch_bounds__(THREADS)
+small_offer_requests(const u64* __restrict__ step, const int* __restrict__ vertices, const u64* __restrict__ requests,
+                     i64 segment_items, int segments, const u64* __restrict__ counts, i64 first_vertex,
+                     const i64* __restrict__ offsets, const i64* __restrict__ frontier_end, u64* __restrict__ state,
+                     int* __restrict__ frontier_stamp, int* __restrict__ member_stamp, int* __restrict__ next_queue,
+                     int* __restrict__ members, u64* __restrict__ counters) {
+    if (!step[STEP_GO]) return;
+    offer_received(vertices, requests, segment_items, segments, counts, first_vertex, 0, (int)step[STEP_ITERATION],
+                   (int)step[STEP_BUCKET], offsets, frontier_end, state, frontier_stamp, member_stamp, next_queue,
+                   members, counters);
 }
 
 // Pull candidates for a vertex at distance `bound` from a row sorted by weight: the least
@@ -295,6 +412,34 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 state_distances(i64 num_vertices, const u64* __restrict__ state, float* __restrict__ distance) {
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS)
         distance[v] = distance_of(state[v]);
+}
+
+// Several GPUs, before a heavy phase's pull from a bucket of few members: this rank's members
+// (local indices, counters[MEMBERS_SIZE] of them) as (global label, state word) pairs at
+// `vertices` and `words` (its segment of the requests' send buffers), their count at
+// member_counts[rank], for every rank to receive in place (requests.py's allgather_segments).
+extern "C" __global__ void __launch_bounds__(THREADS)
+pack_members(const int* __restrict__ members, const u64* __restrict__ counters, const u64* __restrict__ state,
+             i64 first_vertex, int rank, int* __restrict__ vertices, u64* __restrict__ words,
+             u64* __restrict__ member_counts) {
+    const i64 size = (i64)counters[MEMBERS_SIZE];
+    if (blockIdx.x == 0 && threadIdx.x == 0) member_counts[rank] = (u64)size;
+    for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < size; i += (i64)gridDim.x * THREADS) {
+        const int v = members[i];
+        vertices[i] = (int)(first_vertex + v);
+        words[i] = state[v];
+    }
+}
+
+// ... then every rank's pairs (segment s from s * segment_items, member_counts[s] of them; the
+// grid's y the segment) written as distances at their vertices in the gathered distances, every
+// other entry of which holds NaN (unknown: no pull takes it) or a distance of an earlier bucket.
+extern "C" __global__ void __launch_bounds__(THREADS)
+scatter_members(const int* __restrict__ vertices, const u64* __restrict__ words, i64 segment_items,
+                const u64* __restrict__ member_counts, float* __restrict__ distance) {
+    const i64 first = blockIdx.y * segment_items, count = (i64)member_counts[blockIdx.y];
+    for (i64 i = blockIdx.x * (i64)THREADS + threadIdx.x; i < count; i += (i64)gridDim.x * THREADS)
+        distance[vertices[first + i]] = distance_of(words[first + i]);
 }
 
 // The outputs under the input's labels: for each input label v, the state of new_label[v]

@@ -26,7 +26,8 @@ parent): a relaxation is one ``atomicMin``. Rows are sorted by weight at
 construction (``sort_rows_by_weight``, in place). On several GPUs
 (``sssp_distributed.py``) this engine runs on each rank's block: candidates
 for other blocks go to their owners (`graph500.kernels.gpu.requests`), and a
-pull reads every rank's distances, gathered first.
+heavy phase's pull reads its bucket's members' distances, sent to every
+rank, or every rank's distances, gathered (the tail's pull too).
 
 Data structures (N vertices): states (uint64), light ends (int64), three
 queues and two stamps (int32), prefix sums (uint64).
@@ -36,7 +37,9 @@ Tunables: ``delta`` (default ``delta_for`` the largest degree:
 as graphs grew), ``pull_ratio`` (PULL_RATIO 0.2: a pull reads far less than
 its bound), ``tail_edges`` (TAIL_EDGES 0.5: the hub core behind the search),
 ``tail_pull`` (True: the tail's first round pulled, by the same rule),
-``trace``. ``self.summary`` holds the last search's counts and, traced, its
+``pull_members`` (several GPUs: PULL_MEMBERS 1/8: a heavy pull from at most
+that share of the N vertices sends the members' 12-byte pairs, not 4 bytes
+of every vertex), ``trace``. ``self.summary`` holds the last search's counts and, traced, its
 phases' seconds. Measurements behind each choice: docs/kernels/gpu-sssp.md.
 """
 
@@ -46,7 +49,7 @@ from graph500.kernels import register
 from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.build import SORT_ENTRIES, filled_vertices, sort_rows
 from graph500.kernels.gpu.frontier import PrefixSums
-from graph500.kernels.gpu.requests import OwnerRequests
+from graph500.kernels.gpu.requests import BLIND_CAPACITY, OwnerRequests
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 from graph500.kernels.graph import PartitionedGraph
 
@@ -54,15 +57,21 @@ from graph500.kernels.graph import PartitionedGraph
 DELTA_SCALE = 12.75
 PULL_RATIO = 0.2
 TAIL_EDGES = 0.5
+PULL_MEMBERS = 0.125
+SMALL_STEP_EDGES = BLIND_CAPACITY  # a captured step's candidates always fit the requests' blind part
+GRAPH_STEPS = 2
+SMALL_FRONTIER = 256 * 8  # common.cuh's SMALL_FRONTIER
 
 THREADS = 256  # common.cuh's BLOCK_THREADS
 EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
 FRONTIER_SIZE, FRONTIER_EDGES, MEMBERS_SIZE, MEMBERS_EDGES, BEYOND = range(5)  # sssp.cu's counters
 NUM_COUNTERS = 5
+STEP_COUNT, STEP_GLOBAL_SIZE, STEP_GLOBAL_EDGES, STEP_RELAXED = 2, 4, 5, 9  # sssp.cu's small-step state
+STEP_STATE = 10
 INFINITY = np.float32(np.inf)
 _ALL_ONES = 0xFFFFFFFF
 UNSENT = 0xFFFFFFFFFFFFFFFF  # a staging word without a candidate: above every state word
-_TRACE_COUNTS = ("buckets", "light_iterations", "tail_iterations", "relaxed_edges", "pulls")
+_TRACE_COUNTS = ("buckets", "light_iterations", "tail_iterations", "relaxed_edges", "pulls", "member_pulls")
 
 
 def _kernel(name):
@@ -90,7 +99,8 @@ class DeltaSteppingSSSP:
     backend = "gpu"
 
     def __init__(self, graph, *, delta=None, delta_scale=DELTA_SCALE, pull_ratio=PULL_RATIO,
-                 tail_edges=TAIL_EDGES, tail_pull=True, trace=False):
+                 tail_edges=TAIL_EDGES, tail_pull=True, pull_members=PULL_MEMBERS, small_edges=SMALL_STEP_EDGES,
+                 graph_steps=GRAPH_STEPS, trace=False):
         if graph.weights is None:
             raise ValueError("delta-stepping needs a weighted graph")
         partitioned = isinstance(graph, PartitionedGraph)
@@ -109,6 +119,7 @@ class DeltaSteppingSSSP:
         self.pull_ratio = pull_ratio
         self.tail_edges = tail_edges
         self.tail_pull = bool(tail_pull)
+        self.pull_members = float(pull_members)
         # the vertices a search reads, [0, filled): a degree-ordered graph puts those without edges last
         self._filled_vertices = filled_vertices(graph)
         sort_rows_by_weight(graph)
@@ -124,16 +135,23 @@ class DeltaSteppingSSSP:
         self._frontier_stamp = cupy.full(n, -1, dtype=np.int32)
         self._member_stamp = cupy.full(n, -1, dtype=np.int32)
         self._prefix_sums = PrefixSums(n, graph.num_edges)
-        self._counters = runtime.DeviceCounters(
-            NUM_COUNTERS + (OwnerRequests.num_counters(self._comm) if self._comm else 0))
+        self._step_first = NUM_COUNTERS + (OwnerRequests.num_counters(self._comm) if self._comm else 0)
+        self._counters = runtime.DeviceCounters(self._step_first + (STEP_STATE if self._comm else 0))
         self._requests = OwnerRequests(self._comm, graph.blocks, np.uint64, UNSENT, self._counters, NUM_COUNTERS) \
             if self._comm else None
         self._total_filled = self._global(self._filled_vertices, "sum")
-        # several ranks: every vertex's distance, gathered for a pull (4 bytes a vertex)
+        # several ranks: every vertex's distance, gathered for a pull (4 bytes a vertex), and each rank's members
         self._gathered_distances = self._comm.gathered_array(graph.blocks.counts(), np.float32) if self._comm \
             else None
+        self._member_counts = cupy.zeros(self._comm.size, dtype=np.uint64) if self._comm else None
+        self._gathered_current = False  # whether the gathered distances hold this search's or NaN only
         self._frontier_id = 0
         self._bucket_id = 0
+        # several ranks: light steps of a small frontier as CUDA graphs, by (tail, parity of the step)
+        self.small_edges = min(int(small_edges), self._requests.capacity) if self._comm else 0
+        self.graph_steps = int(graph_steps)
+        self._queues = (self._queue, self._next_queue)
+        self._small_graphs = self._capture_small_steps() if self.small_edges > 0 and self.graph_steps > 0 else None
         self.record_trace = trace
         self._timer = runtime.PhaseTimer(False)
         self.summary = {}  # not ``trace``: that name is the harness's per-level list, which this kernel has not
@@ -146,6 +164,7 @@ class DeltaSteppingSSSP:
         filled = self._filled_vertices
         if self._requests is not None:
             self._requests.clear()  # no candidate sent yet
+        self._gathered_current = False
         start = _kernel("start_search")
         start((runtime.persistent_blocks(start, THREADS, filled),), (THREADS,),
               (i32(root), runtime.pointer_or_null(getattr(self.graph, "new_label", None)), i64(self._first_vertex),
@@ -168,9 +187,9 @@ class DeltaSteppingSSSP:
             counts = self._light_phase(low, high, self._total_edges - settled_edges)
             if high == INFINITY:
                 break
-            members_edges = self._global(counts[MEMBERS_EDGES], "sum")
+            members_edges, member_counts = self._bucket_members(counts)
             settled_edges += members_edges
-            self._heavy_phase(members_edges, low, high, self._total_edges - settled_edges, timer)
+            self._heavy_phase(members_edges, member_counts, low, high, self._total_edges - settled_edges, timer)
             low = high
         self.summary = {**self._counts, **timer.totals()}
         return self._result(root)
@@ -210,6 +229,16 @@ class DeltaSteppingSSSP:
         """``value`` (an int) summed or maximised over the ranks."""
         return int(self._comm.allreduce(value, op)) if self._comm else value
 
+    def _bucket_members(self, counts):
+        """``(edges, counts)``: the bucket's members' edges summed over the ranks and each rank's members (one
+        allreduce; None on one rank)."""
+        if not self._comm:
+            return int(counts[MEMBERS_EDGES]), None
+        local = np.zeros(1 + self._comm.size, dtype=np.int64)
+        local[0], local[1 + self._comm.rank] = counts[MEMBERS_EDGES], counts[MEMBERS_SIZE]
+        total = self._comm.allreduce(local, "sum")
+        return int(total[0]), total[1:]
+
     def _light_phase(self, low, high, unsettled_edges):
         """Relax the frontier until it is empty on every rank: the bucket's distances are final. The tail's first
         round a pull where that reads less than the push (``tail_pull``; ``unsettled_edges``: every rank's). The
@@ -217,25 +246,83 @@ class DeltaSteppingSSSP:
         tail = high == INFINITY
         iterations = "tail_iterations" if tail else "light_iterations"
         size, edges = self._local_frontier()
+        total_size, total_edges = self._global_sums(size, edges)
         pull_first = tail and self.tail_pull
-        while True:
-            total_size, total_edges = self._global_sums(size, edges)
-            if not total_size:
-                break
-            self._counts[iterations] += 1
-            self._counters.reset(MEMBERS_SIZE)  # frontier counts only: the members' accumulate over the bucket
+        while total_size:
             if pull_first and self._pulled(total_edges, unsettled_edges):
+                self._counts[iterations] += 1
+                self._counters.reset(MEMBERS_SIZE)  # frontier counts only: the members' accumulate over the bucket
                 self._pull(low, low, high, self._next_queue, self._timer)  # the neighbours' distances gathered
                 self._timer.start("tail_seconds")
-                counts = self._read()
+                counts, totals = self._read(), None
+                self._queue, self._next_queue = self._next_queue, self._queue
+            elif self._small_graphs and total_size <= SMALL_FRONTIER and total_edges <= self.small_edges:
+                counts, totals = self._small_steps(total_size, total_edges, high, iterations)
             else:
+                self._counts[iterations] += 1
                 self._counts["relaxed_edges"] += edges
+                self._counters.reset(MEMBERS_SIZE)
                 counts = self._relax(self._queue, size, edges, self._frontier_end(high), high, self._next_queue,
                                      total_edges)
+                totals = None
+                self._queue, self._next_queue = self._next_queue, self._queue
             pull_first = False
-            self._queue, self._next_queue = self._next_queue, self._queue
             size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
+            total_size, total_edges = totals or self._global_sums(size, edges)
         return [int(c) for c in self._counters.host]
+
+    def _small_steps(self, size, edges, high, iterations):
+        """Light steps of a small frontier (``size`` vertices, ``edges`` frontier edges over every rank):
+        ``graph_steps`` captured steps launched and the counters read once; a step runs while the frontier stays
+        small and not empty. ``(counts, (size, edges))``: the rank's counts, the next frontier's size and edges over
+        every rank."""
+        step = self._counters.device[self._step_first:]
+        _kernel("small_steps_begin")((1,), (1,), (step, u64(size), u64(edges), i32(self._frontier_id),
+                                                  i32(self._bucket_id), np.float32(high)))
+        first = 0 if self._queue is self._queues[0] else 1
+        graphs = self._small_graphs[high == INFINITY]
+        for k in range(self.graph_steps):
+            graphs[(first + k) % 2].launch()
+        counts = self._counters.read()
+        state = counts[self._step_first:]
+        steps = int(state[STEP_COUNT])
+        if steps % 2:
+            self._queue, self._next_queue = self._next_queue, self._queue
+        self._frontier_id += steps
+        self._counts[iterations] += steps
+        self._counts["relaxed_edges"] += int(state[STEP_RELAXED])
+        return counts, (int(state[STEP_GLOBAL_SIZE]), int(state[STEP_GLOBAL_EDGES]))
+
+    def _capture_small_steps(self):
+        """Four CUDA graphs of one small light step each (`_small_step`): of a bucket's light edges and of the tail's
+        edges, from the first queue into the second and back."""
+        for name in ("small_steps_begin", "small_step_decide", "small_relax", "small_offer_requests"):
+            _kernel(name)  # loaded before the capture
+        steps = {tail: [lambda queues=queues, tail=tail: self._small_step(*queues, self._row_end if tail
+                                                                           else self._light_end)
+                        for queues in (self._queues, self._queues[::-1])] for tail in (False, True)}
+        return {tail: runtime.captured(steps[tail]) for tail in (False, True)}
+
+    def _small_step(self, queue, next_queue, frontier_end):
+        """One small light step, device-driven (sssp.cu's small_step_decide says whether it runs): relax ``queue``'s
+        frontier edges (ending at ``frontier_end``), send the candidates for other blocks' vertices in the requests'
+        blind part (no rank sends more than the frontier has edges), offer those received, sum the next frontier's
+        size and edges over the ranks into the step's state."""
+        graph, requests, counters = self.graph, self._requests, self._counters.device
+        step = counters[self._step_first:]
+        _kernel("small_step_decide")((1,), (1,), (step, counters, u64(self.small_edges)))
+        in_step = (graph.offsets, frontier_end, self._state, self._frontier_stamp, self._member_stamp, next_queue,
+                   self._members, counters)
+        _kernel("small_relax")(
+            (runtime.blocks_for(self.small_edges, THREADS * 8),), (THREADS,),
+            (step, queue, graph.offsets, frontier_end, graph.neighbors, graph.weights, self.delta, *in_step[2:],
+             i64(self._first_vertex), i64(self._num_local), requests.staging, requests.touched))
+        received = requests.exchange(self.small_edges)
+        offer = _kernel("small_offer_requests")
+        offer((runtime.persistent_blocks(offer, THREADS, received.items),), (THREADS,),
+              (step, *received.arguments, i64(self._first_vertex), *in_step))
+        self._comm.allreduce(counters[FRONTIER_SIZE:FRONTIER_EDGES + 1], "sum",
+                             out=step[STEP_GLOBAL_SIZE:STEP_GLOBAL_EDGES + 1])
 
     def _global_sums(self, size, edges):
         """The frontier's size and edges summed over the ranks (one allreduce)."""
@@ -247,12 +334,12 @@ class DeltaSteppingSSSP:
         """The rank's frontier size and edges, from the counters read last."""
         return int(self._counters.host[FRONTIER_SIZE]), int(self._counters.host[FRONTIER_EDGES])
 
-    def _heavy_phase(self, members_edges, low, high, unsettled_edges, timer):
+    def _heavy_phase(self, members_edges, member_counts, low, high, unsettled_edges, timer):
         """Relax the edges that land past the bucket: pushed from the members or pulled, whichever reads less
         (``members_edges``, ``unsettled_edges``: every rank's). A pull reads the neighbours' distances: on several
-        ranks, first gathered from every rank."""
+        ranks, first gathered from every rank (``member_counts``: each rank's members)."""
         if self._pulled(members_edges, unsettled_edges):
-            self._pull(high, low, high, None, timer)
+            self._pull(high, low, high, None, timer, member_counts)
         else:
             timer.start("push_seconds")
             local_edges = int(self._counters.host[MEMBERS_EDGES])
@@ -264,11 +351,12 @@ class DeltaSteppingSSSP:
         """Whether a pull reads less than a push of ``edges`` (every rank's) would."""
         return edges > self.pull_ratio * (unsettled_edges + self._total_filled)
 
-    def _pull(self, pulling_from, low, high, next_queue, timer):
+    def _pull(self, pulling_from, low, high, next_queue, timer, member_counts=None):
         """Every vertex at or past ``pulling_from`` takes its best candidate from its neighbours in [low, high)
-        (sssp.cu's pull_bucket); with a ``next_queue``, those it lowers join it (the tail's pull)."""
+        (sssp.cu's pull_bucket); with a ``next_queue``, those it lowers join it (the tail's pull). ``member_counts``:
+        each rank's members of the bucket [low, high) where those are all the pull reads (a heavy phase)."""
         self._counts["pulls"] += 1
-        distances, stride = self._neighbour_distances(timer)
+        distances, stride = self._neighbour_distances(timer, member_counts)
         timer.start("pull_seconds")
         graph = self.graph
         filled = self._filled_vertices
@@ -277,18 +365,45 @@ class DeltaSteppingSSSP:
              (i64(filled), np.float32(pulling_from), low, high, graph.offsets, graph.neighbors, graph.weights,
               self._state, distances, i32(stride), runtime.pointer_or_null(next_queue), self._counters.device))
 
-    def _neighbour_distances(self, timer):
-        """``(distances, stride)``: every vertex's distance at ``distances[v * stride]``: the states' float32 high
-        halves on one rank, the ranks' distances gathered on several."""
+    def _neighbour_distances(self, timer, member_counts=None):
+        """``(distances, stride)``: the neighbours' distances a pull reads at ``distances[v * stride]``: the states'
+        float32 high halves on one rank. On several, the ranks' distances gathered; or, where ``member_counts``
+        (each rank's members of the pulled bucket) are at most ``pull_members`` N, only the members' (sssp.cu's
+        pack_members and scatter_members): a pull takes neighbours in the bucket only, every other entry holds NaN,
+        which it never takes, or a distance gathered earlier in the search, at least the vertex's (a vertex below
+        the bucket has relaxed every edge at its own distance, so the candidate loses; one past it stays past)."""
         if self._gathered_distances is None:
             return self._state.view(np.float32)[1::2], 2
         timer.start("exchange_seconds")
-        local = self._gathered_distances.local
-        gather = _kernel("state_distances")
-        gather((runtime.persistent_blocks(gather, THREADS, local.shape[0]),), (THREADS,),
-               (i64(local.shape[0]), self._state, local))
-        self._gathered_distances.publish()
-        return self._gathered_distances.whole, 1
+        gathered = self._gathered_distances
+        if member_counts is not None and int(member_counts.sum()) <= self.pull_members * gathered.whole.shape[0]:
+            self._counts["member_pulls"] += 1
+            if not self._gathered_current:  # the last search's distances: NaN (bytes 0xFF) instead
+                stream = cupy.cuda.get_current_stream()
+                cupy.cuda.runtime.memsetAsync(gathered.whole.data.ptr, 0xFF, gathered.whole.nbytes, stream.ptr)
+            self._share_members(member_counts)
+        else:
+            local = gathered.local
+            gather = _kernel("state_distances")
+            gather((runtime.persistent_blocks(gather, THREADS, local.shape[0]),), (THREADS,),
+                   (i64(local.shape[0]), self._state, local))
+            gathered.publish()
+        self._gathered_current = True
+        return gathered.whole, 1
+
+    def _share_members(self, member_counts):
+        """Every rank's members of the bucket with their distances written into the gathered distances."""
+        requests, rank = self._requests, self._comm.rank
+        vertices, words, _ = requests.send_buffers
+        own = requests.segment(rank)
+        pack = _kernel("pack_members")
+        pack((runtime.persistent_blocks(pack, THREADS, int(member_counts[rank])),), (THREADS,),
+             (self._members, self._counters.device, self._state, i64(self._first_vertex), i32(rank), vertices[own:],
+              words[own:], self._member_counts))
+        requests.allgather_segments(member_counts, self._member_counts)
+        scatter = _kernel("scatter_members")
+        scatter((runtime.persistent_blocks(scatter, THREADS, int(member_counts.max())), self._comm.size), (THREADS,),
+                (vertices, words, i64(requests.segment_items), self._member_counts, self._gathered_distances.whole))
 
     def _relax(self, queue, size, edges, row_end, high, next_queue, bound):
         """Relax the edges [offsets[v], row_end[v]) of the queue's vertices (``edges`` of them); on several ranks,

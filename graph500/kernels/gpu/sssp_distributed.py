@@ -11,8 +11,10 @@ its own relaxations do (``offer_requests``: a lower distance takes the
 state and, in a light phase, puts the vertex in the next frontier and the
 bucket's members). Whether a bucket has a frontier, the least distance past
 it and the settled edges are summed or maximised over the ranks (MPI). A
-heavy phase pushes, or pulls from every vertex's distance, allgathered first
-(4 bytes a vertex). At P = 1 it is the one-GPU kernel itself.
+heavy phase pushes, or pulls from the distances of its bucket's members (sent
+to every rank as pairs in the requests' send buffers where they are few,
+else every vertex's distance allgathered: 4 bytes a vertex). At P = 1 it is
+the one-GPU kernel itself.
 
 Data structures per GPU, beyond the one-GPU kernel's for the rank's n
 vertices: the requests' staging words (uint64, N) and touched bitmap (N
