@@ -37,10 +37,10 @@ Tunables: ``delta`` (default ``delta_for`` the largest degree:
 as graphs grew), ``pull_ratio`` (PULL_RATIO 0.2: a pull reads far less than
 its bound), ``tail_edges`` (TAIL_EDGES 0.5: the hub core behind the search),
 ``tail_pull`` (True: the tail's first round pulled, by the same rule),
-``pull_members`` (several GPUs: PULL_MEMBERS 1/8: a heavy pull from at most
-that share of the N vertices sends the members' 12-byte pairs, not 4 bytes
-of every vertex), ``trace``. ``self.summary`` holds the last search's counts and, traced, its
-phases' seconds. Measurements behind each choice: docs/kernels/gpu-sssp.md.
+``trace``; on several GPUs ``pull_members``, ``small_edges`` and
+``graph_steps`` (``sssp_distributed.py``). ``self.summary`` holds the last
+search's counts and, traced, its phases' seconds. Measurements behind each
+choice: docs/kernels/gpu-sssp.md.
 """
 
 import numpy as np

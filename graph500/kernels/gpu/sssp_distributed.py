@@ -20,9 +20,21 @@ Data structures per GPU, beyond the one-GPU kernel's for the rank's n
 vertices: the requests' staging words (uint64, N) and touched bitmap (N
 bits), their send buffers (12 bytes a vertex of the whole graph) and receive
 buffers (the blind part's, and the rest's grown to the largest exchange), the
-gathered distances (float32, N).
+gathered distances (float32, N), four CUDA graphs of a small light step.
 
-Tunables: the one-GPU kernel's.
+Small light steps (at most 2048 vertices and ``small_edges`` frontier edges
+over every rank) run as captured CUDA graphs, ``graph_steps`` a counter read,
+as the BFS's small levels: the step decided on the device, the frontier
+staged in each block, the blind exchange, the offers, the next frontier's
+counts summed by NCCL.
+
+Tunables: the one-GPU kernel's, and ``pull_members`` (PULL_MEMBERS 1/8: a
+heavy pull from at most that share of the N vertices sends the members'
+12-byte pairs, not 4 bytes of every vertex: pairs move less below a third,
+and their scatter writes at random), ``small_edges`` (SMALL_STEP_EDGES 2^16,
+the requests' blind capacity: a captured step's candidates always fit it),
+``graph_steps`` (GRAPH_STEPS 2, as the BFS's ``graph_levels``). Their
+measurements: docs/measurements.md.
 """
 
 from graph500.kernels import register
