@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from support import needs_mpi, run_ranks
 from test_validators import (BFS_EDGES, FAULT_KINDS, FAULT_RULES, SSSP_EDGES, plant_random_faults, random_graph,
-                             reference_bfs, reference_dijkstra)
+                             reference_bfs, reference_dijkstra, zero_weight_example)
 
 from graph500 import kernels
 from graph500.comm import SelfCommunicator
@@ -175,6 +175,17 @@ def test_one_rank_sssp_faults(engine, name, rule, fault):
     parents, distances = reference_dijkstra(8, src, dst, weights, 0)
     assert assert_same_sssp(graphs, 0, parents, distances, engine) == ("nedge", 7)
     assert assert_same_sssp(graphs, 0, *fault(parents, distances), engine)[0] == rule
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_one_rank_sssp_tie_along_a_tree_edge(engine):
+    """A tree edge of weight 0 (a vertex as near as its parent: the check of parents strictly nearer fails and
+    the pointer jumping decides): valid, then with the two ends each other's parent, a cycle, as one process."""
+    vg, parents, distances = zero_weight_example()
+    graphs = both_graphs(vg.src, vg.dst, 5, vg.weights)
+    assert assert_same_sssp(graphs, 0, parents, distances, engine) == ("nedge", 4)
+    parents[1], parents[2] = 2, 1
+    assert assert_same_sssp(graphs, 0, parents, distances, engine)[0] == "cycle"
 
 
 @pytest.mark.parametrize("kind", FAULT_KINDS)
@@ -404,6 +415,24 @@ def sssp_elsewhere(v, parents, dists):
 
 add("sssp", "wrong-parent-remote", "unconfirmed-distance",
     *pick("sssp", "unconfirmed-distance", sssp_remote_tree_edge, sssp_elsewhere))
+
+
+def tied_to_parent(v, parents, dists):
+    dists[v] = dists[parents[v]]
+
+
+def tied_cycle_with_parent(v, parents, dists):
+    tied_to_parent(v, parents, dists)
+    parents[parents[v]] = v
+
+
+# a vertex as near as its parent on another rank: the ties gathered on every rank (no cycle: no pointer jumping
+# on NumPy ranks, a tuple rule breaks); then the two each other's parent: a cycle of ties across the ranks
+sssp_remote_parent = [v for v in last_rank if sssp_parents[v] >= 0 and blocks.owner(int(sssp_parents[v])) != last
+                      and sssp_parents[v] != root]
+add("sssp", "tie-remote-parent", "distance-not-minimal",
+    *pick("sssp", "distance-not-minimal", sssp_remote_parent, tied_to_parent))
+add("sssp", "tie-cycle-remote-parent", "cycle", *pick("sssp", "cycle", sssp_remote_parent, tied_cycle_with_parent))
 
 results = {"rank": rank, "size": P, "remote_tree_edges": len(remote_tree_edge),
            "remote_tuples": len(remote_tuples), "scenarios": []}

@@ -21,6 +21,7 @@ from graph500 import validators
 from graph500.errors import ValidationError
 from graph500.validators import ValidationGraph, common
 from graph500.validators import bfs as bfs_validator
+from graph500.validators import sssp as sssp_validator
 
 
 def gpu_unavailable_reason():
@@ -497,6 +498,66 @@ def test_sssp_self_parent_is_a_cycle(engine):
     parents[5] = 5
     error = assert_sssp_rule(engine, vg, parents, distances, "cycle")
     assert error.vertex == 5
+
+
+def test_parents_nearer_holds_where_distances_never_rise_along_a_chain_and_ties_form_no_cycle(monkeypatch):
+    """The SSSP validator skips the pointer jumping where every reached vertex's parent is reached and at most as
+    near, the ties forming no cycle (the Numba engine); a nearer vertex than its parent, a NaN, an unreached
+    parent, a cycle of ties, a self-parent or more ties than the pass keeps send it to the pointer jumping."""
+    vg, parents, distances = weighted_example()
+    reached = parents >= 0
+    assert common.parents_nearer(parents, distances, 0, reached)
+    assert not common.parents_nearer(parents, distances, 0, reached, engine="generic")
+    tie, nearer, nan = distances.copy(), distances.copy(), distances.copy()
+    tie[4] = tie[3]  # vertex 4's parent is 3
+    nearer[4], nan[5] = nearer[3] - 0.5, np.nan  # vertex 5's parent is 2
+    assert common.parents_nearer(parents, tie, 0, reached)
+    assert not common.parents_nearer(parents, nearer, 0, reached)
+    assert not common.parents_nearer(parents, nan, 0, reached)
+    tie_cycle, self_parent, orphaned = parents.copy(), parents.copy(), parents.copy()
+    tie_cycle[3], tie_cycle[4] = 4, 3
+    self_parent[5] = 5
+    orphaned[2] = -1  # 3 and 5 keep 2 as their parent
+    assert not common.parents_nearer(tie_cycle, tie, 0, reached)
+    assert not common.parents_nearer(self_parent, distances, 0, reached)
+    assert not common.parents_nearer(orphaned, distances, 0, orphaned >= 0)
+    monkeypatch.setattr(common, "TIES_PER_CHUNK", 0)
+    assert common.parents_nearer(parents, distances, 0, reached)
+    assert not common.parents_nearer(parents, tie, 0, reached)
+
+
+def test_ties_end_finds_a_cycle_of_ties_however_long():
+    chain = np.arange(1, 1000)
+    assert common.ties_end(chain, chain - 1)  # 999 -> ... -> 1 -> 0, which is not tied
+    assert not common.ties_end(chain, np.roll(chain, 1))  # 1 -> 999 -> 998 -> ... -> 1
+    assert not common.ties_end(np.array([7]), np.array([7]))
+    assert common.ties_end(np.array([], dtype=np.int64), np.array([], dtype=np.int64))
+
+
+def zero_weight_example():
+    """A shortest-path tree with a tree edge of weight 0 (1 -> 2): vertex 2 as near as its parent."""
+    src, dst = np.array([0, 1, 0, 2]), np.array([1, 2, 3, 4])
+    weights = np.array([0.5, 0.0, 0.75, 0.125], dtype=np.float32)
+    vg = ValidationGraph.from_edges(src, dst, 5, weights)
+    parents, distances = reference_dijkstra(5, src, dst, weights, 0)
+    assert parents.tolist() == [0, 0, 1, 0, 2] and distances[1] == distances[2]
+    return vg, parents, distances
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sssp_ties_need_no_pointer_jumping_but_a_cycle_of_ties_is_caught(engine, monkeypatch):
+    """A valid tree with a tie (a tree edge of weight 0) validates without the pointer jumping (the Numba engine;
+    the others always jump); with the tied vertex and its parent each other's parent, the pointer jumping runs
+    and finds the cycle."""
+    calls = []
+    jumping = sssp_validator.tree_levels
+    monkeypatch.setattr(sssp_validator, "tree_levels", lambda *args: calls.append(1) or jumping(*args))
+    vg, parents, distances = zero_weight_example()
+    assert validate_sssp(vg, 0, parents, distances, engine=engine) == 4
+    assert len(calls) == (engine != "numba")
+    parents[1], parents[2] = 2, 1  # 1 and 2 each other's parent, at the same distance
+    assert_sssp_rule(engine, vg, parents, distances, "cycle")
+    assert len(calls) == 1 + (engine != "numba")
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -18,7 +18,11 @@ when given one. Every call is collective.
    ranks (blocks are in label order), as one process finds it.
 3. Levels by pointer jumping across ranks: a round asks the owners of the
    pending vertices' ancestors for their (ancestor, depth), an alltoallv of
-   requests and one of answers; ``cycle`` after ceil(log2 N) + 1 rounds.
+   requests and one of answers; ``cycle`` after ceil(log2 N) + 1 rounds. An
+   SSSP on NumPy ranks first asks its parents' distances (one such round):
+   where every reached vertex's parent is reached and at most as near, and
+   the ties (gathered on every rank) form no cycle, no chain cycles, and the
+   rounds are not needed.
 4. Tuple rules on the rank's own tuples (`bfs.edge_pass`, `sssp.edge_pass`
    under the compressed labels): the endpoints' parents and levels or
    distances fetched from their owners (an alltoallv a value); every rank
@@ -48,9 +52,11 @@ from ..errors import ValidationError
 from ..partition import DistinctLabels, index_dtype_for
 from . import bfs, sssp
 from .common import (TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true, out_of_range,
-                     raise_cycle, raise_out_of_range, raise_root_not_self_parent, staged_chunks, wrong_length)
+                     raise_cycle, raise_out_of_range, raise_root_not_self_parent, staged_chunks, ties_end,
+                     use_numba, wrong_length)
 
 # The tuple rules, in the order a single process reports them.
+TIES_A_RANK = 4096  # tie edges a rank sends every rank for `_parents_nearer` (more: the pointer jumping decides)
 _TUPLE_RULE_ORDER = {"reached-unreached-edge": 0, "level-jump": 1, "distance-not-minimal": 1}
 
 
@@ -255,7 +261,8 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     _check_part_lengths(vg, kernel, "distances-length", "distance", [shape[2] for shape in shapes])
     distances = _in(xp, distances).astype(xp.float32, copy=False)
     sssp.raise_root_distance(root, numpy.float32(vg.value_at(root, distances)))
-    _tree_levels(vg, kernel, parents, root, reached)
+    if not _parents_nearer(vg, parents, distances, root, reached, engine):
+        _tree_levels(vg, kernel, parents, root, reached)
     endpoint_parents, endpoint_distances = vg.fetch((parents, distances), (-1, numpy.nan))
     endpoint_reached = endpoint_parents >= 0
     confirmed = xp.zeros(vg.local.num_vertices, dtype=xp.bool_)
@@ -379,6 +386,33 @@ def _tree_levels(vg, kernel, parents, root, reached):
     fault = vg.lowest(first_true(xp, reached & (ancestor != root)))
     raise_cycle(kernel, None if fault is None else fault[0], root)
     return xp.subtract(depth, ~reached, out=depth)  # -1 where unreached (depth 0 there)
+
+
+def _parents_nearer(vg, parents, distances, root, reached, engine):
+    """`common.parents_nearer` across the ranks (collective): each distinct parent of this rank's reached
+    vertices asked once of its owner for its distance (NaN where unreached), one exchange where the pointer
+    jumping makes one a round; the tie edges gathered on every rank, which walks them alike. NumPy ranks with the
+    Numba engine only (others: False, the pointer jumping)."""
+    xp, comm = vg.xp, vg.comm
+    if not use_numba(engine, xp):
+        return False
+    children = numpy.flatnonzero(reached)
+    if vg.first <= root < vg.first + reached.shape[0]:
+        children = children[children != root - vg.first]  # the root, its own parent
+    targets, answer_of = _asked_once(xp, parents[children], vg.blocks, vg.num_vertices)
+    send_counts = vg.blocks.counts_of(targets, xp)
+    (asked,), asked_counts = comm.alltoallv((targets,), send_counts)
+    asked -= vg.first
+    answers = numpy.where(reached[asked], distances[asked], numpy.float32(numpy.nan))
+    (parent_distances,), _ = comm.alltoallv((answers,), asked_counts, send_counts)
+    parent_distances = parent_distances[answer_of]
+    child_distances = distances[children]
+    tied = children[child_distances == parent_distances]
+    holds = bool((child_distances >= parent_distances).all()) and tied.shape[0] <= TIES_A_RANK
+    ties = comm.allgather_object((vg.first + tied, parents[tied]) if holds else None)
+    if any(rank_ties is None for rank_ties in ties):
+        return False
+    return ties_end(*(numpy.concatenate(part) for part in zip(*ties)))
 
 
 def _asked_once(xp, targets, blocks, num_vertices):

@@ -10,7 +10,9 @@ Rules, in the order they are checked (the first broken one is raised):
    (see `common.check_parents`), then ``distances-length`` (one distance per
    vertex) and ``root-distance`` (dist[root] == 0).
 2. ``cycle``: a reached vertex whose parent chain does not reach the root
-   (pointer jumping, see `common.tree_levels`).
+   (pointer jumping, see `common.tree_levels`; not needed where every
+   reached vertex's parent is reached and strictly nearer, one pass:
+   `common.parents_nearer`).
 3. One pass over the weighted input tuples (self-loops dropped), reporting
    the first offending tuple: ``reached-unreached-edge`` (exactly one endpoint
    reached), then ``distance-not-minimal`` (both reached and dist[v] >
@@ -39,8 +41,8 @@ from ..compiled import prefetch
 from ..errors import ValidationError
 from . import common
 from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
-                     first_true, first_unconfirmed, offset, raise_reached_unreached, tree_levels,
-                     use_numba, wrong_length)
+                     first_true, first_unconfirmed, offset, parents_nearer, raise_reached_unreached,
+                     tree_levels, use_numba, wrong_length)
 
 KERNEL = "sssp"
 
@@ -58,7 +60,8 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
     distances = check_distances(vg, root, distances)
-    tree_levels(KERNEL, parents, root, reached, engine)
+    if not parents_nearer(parents, distances, root, reached, engine):
+        tree_levels(KERNEL, parents, root, reached, engine)
     parents = parents.astype(vg.dst.dtype, copy=False)
     reached_unreached, not_minimal, unconfirmed = edge_pass(xp, vg, root, reached, parents, distances,
                                                             engine)
