@@ -528,9 +528,9 @@ def parents_nearer(parents, distances, root, reached, engine="auto"):
 @numba.njit(parallel=True, cache=True)
 def _parent_steps(parents, distances, reached, root, ahead, ties):
     """Per chunk of vertices (``ties.shape[0]`` of them): how many reached vertices but the root have an
-    unreached parent or a nearer one than their parent (none may), and how many are as near as their parent,
-    the first ``ties.shape[1]`` of them in ``ties[chunk]`` (the parent's entries asked for ``ahead`` vertices
-    before they are read)."""
+    unreached parent or one farther than themselves (none may), and how many are as near as their parent, the
+    first ``ties.shape[1]`` of them in ``ties[chunk]`` (the parent's entries asked for ``ahead`` vertices before
+    they are read)."""
     num_chunks, capacity = ties.shape
     n = parents.shape[0]
     counts = numpy.zeros((num_chunks, 2), dtype=numpy.int64)

@@ -55,8 +55,8 @@ from .common import (TUPLE_CHUNK, ValidationGraph, array_module, check_edges, ch
                      raise_cycle, raise_out_of_range, raise_root_not_self_parent, staged_chunks, ties_end,
                      use_numba, wrong_length)
 
-# The tuple rules, in the order a single process reports them.
 TIES_A_RANK = 4096  # tie edges a rank sends every rank for `_parents_nearer` (more: the pointer jumping decides)
+# The tuple rules, in the order a single process reports them.
 _TUPLE_RULE_ORDER = {"reached-unreached-edge": 0, "level-jump": 1, "distance-not-minimal": 1}
 
 

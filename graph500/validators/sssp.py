@@ -11,8 +11,8 @@ Rules, in the order they are checked (the first broken one is raised):
    vertex) and ``root-distance`` (dist[root] == 0).
 2. ``cycle``: a reached vertex whose parent chain does not reach the root
    (pointer jumping, see `common.tree_levels`; not needed where every
-   reached vertex's parent is reached and strictly nearer, one pass:
-   `common.parents_nearer`).
+   reached vertex's parent is reached and at most as near and the ties form
+   no cycle, one pass: `common.parents_nearer`).
 3. One pass over the weighted input tuples (self-loops dropped), reporting
    the first offending tuple: ``reached-unreached-edge`` (exactly one endpoint
    reached), then ``distance-not-minimal`` (both reached and dist[v] >
