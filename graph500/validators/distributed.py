@@ -376,13 +376,9 @@ def _tree_levels(vg, kernel, parents, root, reached):
         pending = xp.flatnonzero(reached & (ancestor != root))
         if not comm.allreduce(int(pending.shape[0]), "sum"):
             break
-        targets, answer_of = _asked_once(xp, ancestor[pending], vg.blocks, vg.num_vertices)
-        send_counts = vg.blocks.counts_of(targets, xp)
-        (asked,), asked_counts = comm.alltoallv((targets,), send_counts)
-        asked -= vg.first
-        answers, _ = comm.alltoallv((ancestor[asked], depth[asked]), asked_counts, send_counts)
-        depth[pending] += answers[1][answer_of]
-        ancestor[pending] = answers[0][answer_of]
+        up_ancestor, up_depth = _from_owners(vg, ancestor[pending], lambda asked: (ancestor[asked], depth[asked]))
+        depth[pending] += up_depth
+        ancestor[pending] = up_ancestor
     fault = vg.lowest(first_true(xp, reached & (ancestor != root)))
     raise_cycle(kernel, None if fault is None else fault[0], root)
     return xp.subtract(depth, ~reached, out=depth)  # -1 where unreached (depth 0 there)
@@ -399,13 +395,9 @@ def _parents_nearer(vg, parents, distances, root, reached, engine):
     children = numpy.flatnonzero(reached)
     if vg.first <= root < vg.first + reached.shape[0]:
         children = children[children != root - vg.first]  # the root, its own parent
-    targets, answer_of = _asked_once(xp, parents[children], vg.blocks, vg.num_vertices)
-    send_counts = vg.blocks.counts_of(targets, xp)
-    (asked,), asked_counts = comm.alltoallv((targets,), send_counts)
-    asked -= vg.first
-    answers = numpy.where(reached[asked], distances[asked], numpy.float32(numpy.nan))
-    (parent_distances,), _ = comm.alltoallv((answers,), asked_counts, send_counts)
-    parent_distances = parent_distances[answer_of]
+    nan = numpy.float32(numpy.nan)
+    parent_distances, = _from_owners(vg, parents[children],
+                                     lambda asked: (numpy.where(reached[asked], distances[asked], nan),))
     child_distances = distances[children]
     tied = children[child_distances == parent_distances]
     holds = bool((child_distances >= parent_distances).all()) and tied.shape[0] <= TIES_A_RANK
@@ -413,6 +405,17 @@ def _parents_nearer(vg, parents, distances, root, reached, engine):
     if any(rank_ties is None for rank_ties in ties):
         return False
     return ties_end(*(numpy.concatenate(part) for part in zip(*ties)))
+
+
+def _from_owners(vg, wanted, answer):
+    """The owners' ``answer(asked)`` (a tuple of arrays, ``asked``: local indices of their block) for each of
+    ``wanted`` (global labels), in its order: each distinct label asked once on NumPy (collective: an alltoallv
+    of requests, one of answers)."""
+    targets, answer_of = _asked_once(vg.xp, wanted, vg.blocks, vg.num_vertices)
+    send_counts = vg.blocks.counts_of(targets, vg.xp)
+    (asked,), asked_counts = vg.comm.alltoallv((targets,), send_counts)
+    answers, _ = vg.comm.alltoallv(answer(asked - vg.first), asked_counts, send_counts)
+    return [values[answer_of] for values in answers]
 
 
 def _asked_once(xp, targets, blocks, num_vertices):
