@@ -421,12 +421,14 @@ class NCCLCommunicator:
     def gathered_array(self, counts, dtype):
         return DeviceGatheredArray(self, counts, dtype)
 
-    def allgather_parts(self, whole, counts):
+    def allgather_parts(self, whole, counts, displacements=None):
         """``(sends, receives)``: the `transfers` that send every rank's part of ``whole`` (``counts[r]`` items
-        from rank r, in rank order; this rank's written in place) to every other rank and receive theirs in place
-        (the counts known, so nothing goes through MPI), prepared once for a fixed layout (`DeviceGatheredArray`)."""
+        from rank r at ``displacements[r]``, by default one after another in rank order; this rank's written in
+        place) to every other rank and receive theirs in place (the counts known, so nothing goes through MPI),
+        prepared once for a fixed layout (`DeviceGatheredArray`) or per call (`requests.OwnerRequests`)."""
         counts = np.asarray(counts, dtype=np.int64)
-        displacements = _displacements(counts)
+        if displacements is None:
+            displacements = _displacements(counts)
         mine, count = int(displacements[self.rank]), int(counts[self.rank])
         peers = [peer for peer in range(self.size) if peer != self.rank]
         return ([self.part(whole, mine, count, peer) for peer in peers],

@@ -48,7 +48,7 @@ import numpy as np
 from graph500.kernels import register
 from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.build import filled_vertices
-from graph500.kernels.gpu.frontier import PrefixSums
+from graph500.kernels.gpu.frontier import SMALL_FRONTIER, PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
 
 ALPHA = 30.0
@@ -69,7 +69,6 @@ EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
 (FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS, LONG_QUEUE_SIZE, SCANNED_VERTICES, SCANNED_EDGES, LEVELS_DONE,
  UNEXPLORED_EDGES) = range(8)
 NUM_COUNTERS = 8
-SMALL_FRONTIER = 256 * 8  # bfs.cu's SMALL_FRONTIER
 NO_HUB_BOUND = 2**64 - 1
 
 

@@ -28,6 +28,7 @@ from graph500.kernels.gpu.runtime import cupy, i32
 
 SCAN_TILE = 256 * 8  # frontier.cu's SCAN_TILE
 EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
+SMALL_FRONTIER = 256 * 8  # common.cuh's SMALL_FRONTIER: a frontier each block stages whole
 THREADS = 256
 
 

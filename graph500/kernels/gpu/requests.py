@@ -120,13 +120,12 @@ class OwnerRequests:
         """Every rank's own segment of the send buffers (``counts[r]`` items from rank r, host-known) and its word
         ``count_words[r]`` (a uint64 device array of P words) sent to every other rank and received in place, as
         one NCCL group: the buffers' other use, between exchanges (a pull's members, `graph500.kernels.gpu.sssp`)."""
-        comm, rank = self.comm, self.comm.rank
-        peers = [peer for peer in range(comm.size) if peer != rank]
-        sends = [comm.part(count_words, rank, 1, peer) for peer in peers]
-        receives = [comm.part(count_words, peer, 1, peer) for peer in peers]
+        comm = self.comm
+        sends, receives = comm.allgather_parts(count_words, np.ones(comm.size, dtype=np.int64))
         for buffer in self._sent:
-            sends += [comm.part(buffer, self._segments[rank], counts[rank], peer) for peer in peers]
-            receives += [comm.part(buffer, self._segments[peer], counts[peer], peer) for peer in peers]
+            buffer_sends, buffer_receives = comm.allgather_parts(buffer, counts, self._segments)
+            sends += buffer_sends
+            receives += buffer_receives
         comm.transfers(sends, receives)
 
     def exchange(self, bound):

@@ -48,7 +48,7 @@ import numpy as np
 from graph500.kernels import register
 from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.build import SORT_ENTRIES, filled_vertices, sort_rows
-from graph500.kernels.gpu.frontier import PrefixSums
+from graph500.kernels.gpu.frontier import SMALL_FRONTIER, PrefixSums
 from graph500.kernels.gpu.requests import BLIND_CAPACITY, OwnerRequests
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
 from graph500.kernels.graph import PartitionedGraph
@@ -60,7 +60,6 @@ TAIL_EDGES = 0.5
 PULL_MEMBERS = 0.125
 SMALL_STEP_EDGES = BLIND_CAPACITY  # a captured step's candidates always fit the requests' blind part
 GRAPH_STEPS = 2
-SMALL_FRONTIER = 256 * 8  # common.cuh's SMALL_FRONTIER
 
 THREADS = 256  # common.cuh's BLOCK_THREADS
 EXPAND_TILE = 256 * 4  # common.cuh's EXPAND_TILE
@@ -137,6 +136,7 @@ class DeltaSteppingSSSP:
         self._prefix_sums = PrefixSums(n, graph.num_edges)
         self._step_first = NUM_COUNTERS + (OwnerRequests.num_counters(self._comm) if self._comm else 0)
         self._counters = runtime.DeviceCounters(self._step_first + (STEP_STATE if self._comm else 0))
+        self._step = self._counters.device[self._step_first:]  # a captured small step's state (several ranks)
         self._requests = OwnerRequests(self._comm, graph.blocks, np.uint64, UNSENT, self._counters, NUM_COUNTERS) \
             if self._comm else None
         self._total_filled = self._global(self._filled_vertices, "sum")
@@ -249,24 +249,23 @@ class DeltaSteppingSSSP:
         total_size, total_edges = self._global_sums(size, edges)
         pull_first = tail and self.tail_pull
         while total_size:
-            if pull_first and self._pulled(total_edges, unsettled_edges):
-                self._counts[iterations] += 1
-                self._counters.reset(MEMBERS_SIZE)  # frontier counts only: the members' accumulate over the bucket
-                self._pull(low, low, high, self._next_queue, self._timer)  # the neighbours' distances gathered
-                self._timer.start("tail_seconds")
-                counts, totals = self._read(), None
-                self._queue, self._next_queue = self._next_queue, self._queue
-            elif self._small_graphs and total_size <= SMALL_FRONTIER and total_edges <= self.small_edges:
+            pulled = pull_first and self._pulled(total_edges, unsettled_edges)
+            pull_first = False
+            if not pulled and self._small_graphs and total_size <= SMALL_FRONTIER and total_edges <= self.small_edges:
                 counts, totals = self._small_steps(total_size, total_edges, high, iterations)
             else:
                 self._counts[iterations] += 1
-                self._counts["relaxed_edges"] += edges
-                self._counters.reset(MEMBERS_SIZE)
-                counts = self._relax(self._queue, size, edges, self._frontier_end(high), high, self._next_queue,
-                                     total_edges)
+                self._counters.reset(MEMBERS_SIZE)  # frontier counts only: the members' accumulate over the bucket
+                if pulled:
+                    self._pull(low, low, high, self._next_queue, self._timer)  # the neighbours' distances gathered
+                    self._timer.start("tail_seconds")
+                    counts = self._read()
+                else:
+                    self._counts["relaxed_edges"] += edges
+                    counts = self._relax(self._queue, size, edges, self._frontier_end(high), high, self._next_queue,
+                                         total_edges)
                 totals = None
                 self._queue, self._next_queue = self._next_queue, self._queue
-            pull_first = False
             size, edges = counts[FRONTIER_SIZE], counts[FRONTIER_EDGES]
             total_size, total_edges = totals or self._global_sums(size, edges)
         return [int(c) for c in self._counters.host]
@@ -276,8 +275,7 @@ class DeltaSteppingSSSP:
         ``graph_steps`` captured steps launched and the counters read once; a step runs while the frontier stays
         small and not empty. ``(counts, (size, edges))``: the rank's counts, the next frontier's size and edges over
         every rank."""
-        step = self._counters.device[self._step_first:]
-        _kernel("small_steps_begin")((1,), (1,), (step, u64(size), u64(edges), i32(self._frontier_id),
+        _kernel("small_steps_begin")((1,), (1,), (self._step, u64(size), u64(edges), i32(self._frontier_id),
                                                   i32(self._bucket_id), np.float32(high)))
         first = 0 if self._queue is self._queues[0] else 1
         graphs = self._small_graphs[high == INFINITY]
@@ -308,8 +306,7 @@ class DeltaSteppingSSSP:
         frontier edges (ending at ``frontier_end``), send the candidates for other blocks' vertices in the requests'
         blind part (no rank sends more than the frontier has edges), offer those received, sum the next frontier's
         size and edges over the ranks into the step's state."""
-        graph, requests, counters = self.graph, self._requests, self._counters.device
-        step = counters[self._step_first:]
+        graph, requests, counters, step = self.graph, self._requests, self._counters.device, self._step
         _kernel("small_step_decide")((1,), (1,), (step, counters, u64(self.small_edges)))
         in_step = (graph.offsets, frontier_end, self._state, self._frontier_stamp, self._member_stamp, next_queue,
                    self._members, counters)
