@@ -84,12 +84,12 @@ class TracedSSSP(gpu_sssp.DeltaSteppingSSSP):
         return self._timed(kind, size, edges, lambda: super(TracedSSSP, self)._relax(
             queue, size, edges, row_end, high, next_queue, bound))
 
-    def _heavy_phase(self, members_edges, low, high, unsettled_edges, timer):
+    def _heavy_phase(self, members_edges, member_counts, low, high, unsettled_edges, timer):
         pulls = self._counts["pulls"]
         start = len(self.steps)
         result = self._timed("heavy", int(self._counters.host[gpu_sssp.MEMBERS_SIZE]), members_edges,
-                             lambda: super(TracedSSSP, self)._heavy_phase(members_edges, low, high, unsettled_edges,
-                                                                          timer))
+                             lambda: super(TracedSSSP, self)._heavy_phase(members_edges, member_counts, low, high,
+                                                                          unsettled_edges, timer))
         bucket, _, vertices, edges, seconds, *_ = self.steps.pop()
         del self.steps[start:]
         pulled = self._counts["pulls"] > pulls

@@ -281,15 +281,15 @@ class DeltaSteppingSSSP:
         graphs = self._small_graphs[high == INFINITY]
         for k in range(self.graph_steps):
             graphs[(first + k) % 2].launch()
-        counts = self._counters.read()
+        counts = self._read()  # Python ints: the counts go into the summary
         state = counts[self._step_first:]
-        steps = int(state[STEP_COUNT])
+        steps = state[STEP_COUNT]
         if steps % 2:
             self._queue, self._next_queue = self._next_queue, self._queue
         self._frontier_id += steps
         self._counts[iterations] += steps
-        self._counts["relaxed_edges"] += int(state[STEP_RELAXED])
-        return counts, (int(state[STEP_GLOBAL_SIZE]), int(state[STEP_GLOBAL_EDGES]))
+        self._counts["relaxed_edges"] += state[STEP_RELAXED]
+        return counts, (state[STEP_GLOBAL_SIZE], state[STEP_GLOBAL_EDGES])
 
     def _capture_small_steps(self):
         """Four CUDA graphs of one small light step each (`_small_step`): of a bucket's light edges and of the tail's
