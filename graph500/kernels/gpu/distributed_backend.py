@@ -88,6 +88,10 @@ TUPLE_CHUNK = 1 << 26  # tuples a rank sends at once in kernel 1's exchange
 # 8 ranks 18%, 12.5%, 4.0%); a rank that receives more grows its buffers by a quarter (two at once for a moment, the
 # grown one kept through the build: 11% above the plan at SCALE 28 on four H200s, with 0.2% of slack).
 RECEIVED_SLACK = 0.05
+# Device bytes beside kernel 1's planned arrays: arrays of a few words (counts per rank, counters, a small graph's
+# bitmaps) and the memory pool's rounding of every allocation up to 512 bytes, which only small SCALEs notice
+# (docs/measurements.md, session 30)
+SMALL_ARRAYS_BYTES = 1 << 20
 # Device bytes per tuple of an exchange chunk: two destinations (int64) and their order, the chunk read from the
 # host, the parts sent and received (two each a tuple: labels and weight).
 EXCHANGE_CHUNK_TUPLE_BYTES = 2 * 8 + 2 * 8 + 12 + 2 * 2 * 12
@@ -110,10 +114,12 @@ def received_capacity(num_tuples, num_ranks):
 def on_device_exchange_bytes(num_tuples, num_ranks, num_vertices, tuple_bytes, weighted):
     """Device bytes of kernel 1 where the received tuples stay on the GPU (a slice of ``num_tuples`` tuples of
     ``tuple_bytes`` each): the received tuples, an exchange chunk and the build of the block's rows (about two
-    entries a tuple of a slice, as many as the rank's share of the graph's, with the whole graph's label tables)."""
+    entries a tuple of a slice, as many as the rank's share of the graph's, with the whole graph's label tables) and
+    `SMALL_ARRAYS_BYTES`."""
     capacity = received_capacity(num_tuples, num_ranks)
     return (capacity * tuple_bytes + min(num_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES
-            + gpu_build.build_memory_bytes(num_tuples, num_vertices, weighted, degree_ordered=True))
+            + gpu_build.build_memory_bytes(num_tuples, num_vertices, weighted, degree_ordered=True)
+            + SMALL_ARRAYS_BYTES)
 
 
 def kernel1_on_device_bytes(scale, edgefactor, num_ranks):
