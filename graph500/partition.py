@@ -92,10 +92,11 @@ def stored_label_dtype(num_vertices):
 class DistinctLabels:
     """The distinct labels of NumPy integer ``arrays`` (each in [0, N)): ``labels`` (sorted), ``words`` (the
     bitmap, uint64) and ``word_ranks`` (the set bits before each word); labels and ranks uint32 up to 2^32
-    vertices (`stored_label_dtype`), else int64."""
+    vertices (`stored_label_dtype`), else int64. ``words``: their bitmap already set by the caller (`bitmap_words`
+    long, taken as it is), for labels it picks without an array of them."""
 
-    def __init__(self, arrays, num_vertices):
-        self.words = np.zeros(max(1, -(-int(num_vertices) // WORD_BITS)), dtype=np.uint64)
+    def __init__(self, arrays, num_vertices, words=None):
+        self.words = np.zeros(bitmap_words(num_vertices), dtype=np.uint64) if words is None else words
         for array in arrays:
             set_bits(self.words, array)
         label_dtype = stored_label_dtype(num_vertices)
@@ -116,6 +117,11 @@ class DistinctLabels:
         (asked,), asked_counts = comm.alltoallv((self.labels,), counts)
         (values,), _ = comm.alltoallv((owned_values[asked - blocks.begin(comm.rank)],), asked_counts, counts)
         return values
+
+
+def bitmap_words(num_vertices):
+    """The uint64 words of a bitmap of ``num_vertices`` labels (at least one)."""
+    return max(1, -(-int(num_vertices) // WORD_BITS))
 
 
 @numba.njit(cache=True)

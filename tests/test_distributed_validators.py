@@ -29,6 +29,7 @@ from graph500.io import read_edges
 from graph500.kernels.cpu.build import build_csr
 from graph500.partition import VertexBlocks
 from graph500.validators import DistributedValidationGraph, ValidationGraph, validate_bfs, validate_sssp
+from graph500.validators import distributed
 
 ENGINES = ["generic", "numba"]
 DATA = os.path.join(os.path.dirname(__file__), "data", "reference-v3")
@@ -188,6 +189,22 @@ def test_one_rank_sssp_tie_along_a_tree_edge(engine):
     assert assert_same_sssp(graphs, 0, parents, distances, engine)[0] == "cycle"
 
 
+@pytest.mark.parametrize("depth, jumped", [(distributed.LEVEL_ROUNDS - 1, False), (2 * distributed.LEVEL_ROUNDS, True)])
+def test_one_rank_levels_of_a_deep_chain(monkeypatch, depth, jumped):
+    """A path's BFS tree of ``depth`` levels: found level by level from the root within `LEVEL_ROUNDS` rounds, by
+    the pointer jumping past them; valid, then with its last two vertices each other's parent (a cycle), as one
+    process."""
+    jumps = []
+    jumped_levels = distributed._jumped_levels
+    monkeypatch.setattr(distributed, "_jumped_levels", lambda *arguments: jumps.append(1) or jumped_levels(*arguments))
+    src = np.arange(depth)
+    graphs = both_graphs(src, src + 1, depth + 1)
+    parents = reference_bfs(depth + 1, src, src + 1, 0)
+    assert assert_same_bfs(graphs, 0, parents, "numba") == ("nedge", depth)
+    assert assert_same_bfs(graphs, 0, _set(parents, [depth - 1, depth], [depth, depth - 1]), "numba")[0] == "cycle"
+    assert len(jumps) == (2 if jumped else 0)
+
+
 @pytest.mark.parametrize("kind", FAULT_KINDS)
 @pytest.mark.parametrize("seed", range(6))
 def test_one_rank_random_faults(seed, kind):
@@ -239,6 +256,7 @@ from graph500.generators.kronecker import generate_edges
 from graph500.kernels.cpu.build import build_csr
 from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators import DistributedValidationGraph, ValidationGraph, validate_bfs, validate_sssp
+from graph500.validators import distributed
 
 SCALE, EDGEFACTOR, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 ENGINES = ("numba", "generic")

@@ -16,13 +16,17 @@ when given one. Every call is collective.
 2. Vertex rules on each rank's block (parent range, the root's parent, BFS
    self-parents, the root's distance): the lowest offending vertex over the
    ranks (blocks are in label order), as one process finds it.
-3. Levels by pointer jumping across ranks: a round asks the owners of the
-   pending vertices' ancestors for their (ancestor, depth), an alltoallv of
-   requests and one of answers; ``cycle`` after ceil(log2 N) + 1 rounds. An
-   SSSP on NumPy ranks first asks its parents' distances (one such round):
-   where every reached vertex's parent is reached and at most as near, and
-   the ties (gathered on every rank) form no cycle, no chain cycles, and the
-   rounds are not needed.
+3. Levels: a BFS on NumPy ranks from the root, a round a level: each rank
+   asks the owners of its vertices' distinct parents once, then round k every
+   owner sends the places of those at level k (an alltoallv) and they set
+   level k + 1 on their children; elsewhere, for a tree deeper than
+   ``LEVEL_ROUNDS`` and for an SSSP by pointer jumping: a round asks the
+   owners of the pending vertices' ancestors for their (ancestor, depth), an
+   alltoallv of requests and one of answers. ``cycle`` where a reached
+   vertex's chain does not reach the root. An SSSP on NumPy ranks first asks
+   its parents' distances (one such round): where every reached vertex's
+   parent is reached and at most as near, and the ties (gathered on every
+   rank) form no cycle, no chain cycles, and the rounds are not needed.
 4. Tuple rules on the rank's own tuples (`bfs.edge_pass`, `sssp.edge_pass`
    under the compressed labels): the endpoints' parents and levels or
    distances fetched from their owners (an alltoallv a value); every rank
@@ -46,16 +50,20 @@ docs/kernels/distributed-validator.md.
 
 import math
 
+import numba
 import numpy
 
 from ..errors import ValidationError
-from ..partition import DistinctLabels, index_dtype_for
+from ..partition import DistinctLabels, bitmap_words, index_dtype_for, place
 from . import bfs, sssp
 from .common import (TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true, out_of_range,
                      raise_cycle, raise_out_of_range, raise_root_not_self_parent, staged_chunks, ties_end,
                      use_numba, wrong_length)
 
 TIES_A_RANK = 4096  # tie edges a rank sends every rank for `_parents_nearer` (more: the pointer jumping decides)
+# Rounds of `_levels_from_root`, a level each, before the pointer jumping takes over: a BFS tree of the reference
+# graphs is a few levels deep; a chain longer than this is a faulty tree's, where the jumping's log2 rounds win
+LEVEL_ROUNDS = 64
 # The tuple rules, in the order a single process reports them.
 _TUPLE_RULE_ORDER = {"reached-unreached-edge": 0, "level-jump": 1, "distance-not-minimal": 1}
 
@@ -230,7 +238,7 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     labels = vg.first + xp.arange(parents.shape[0], dtype=xp.int64)
     fault = vg.lowest(first_true(xp, reached & (parents == labels) & (labels != root)))
     bfs.raise_self_parent(None if fault is None else fault[0], root)
-    levels = _tree_levels(vg, kernel, parents, root, reached)
+    levels = _tree_levels(vg, kernel, parents, root, reached, engine)
     # the fetch sends a level an endpoint: in the narrowest type that holds every rank's (a byte, mostly)
     levels = bfs.narrowest_levels(levels, vg.comm.allreduce(int(levels.max()) if levels.shape[0] else -1, "max"))
     endpoint_parents, endpoint_levels = vg.fetch((parents, levels), (-1, -1))
@@ -262,7 +270,7 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     distances = _in(xp, distances).astype(xp.float32, copy=False)
     sssp.raise_root_distance(root, numpy.float32(vg.value_at(root, distances)))
     if not _parents_nearer(vg, parents, distances, root, reached, engine):
-        _tree_levels(vg, kernel, parents, root, reached)
+        _jumped_levels(vg, kernel, parents, root, reached)  # an SSSP tree is deep: the jumping's log2 rounds
     endpoint_parents, endpoint_distances = vg.fetch((parents, distances), (-1, numpy.nan))
     endpoint_reached = endpoint_parents >= 0
     confirmed = xp.zeros(vg.local.num_vertices, dtype=xp.bool_)
@@ -359,9 +367,112 @@ def _check_parents(vg, kernel, root, parents):
     return parents >= 0
 
 
-def _tree_levels(vg, kernel, parents, root, reached):
-    """Levels of this rank's vertices (-1 unreached) by pointer jumping across the ranks (step 3); raise
-    `cycle` at the lowest vertex whose parent chain does not reach the root."""
+def _tree_levels(vg, kernel, parents, root, reached, engine):
+    """Levels of this rank's vertices (-1 unreached) (step 3): from the root, a round a level, on NumPy ranks with
+    the Numba engine (`_levels_from_root`); else, or past `LEVEL_ROUNDS` levels, by pointer jumping
+    (`_jumped_levels`). Raise `cycle` at the lowest vertex whose parent chain does not reach the root."""
+    levels = _levels_from_root(vg, parents, root, reached) if use_numba(engine, vg.xp) else None
+    if levels is None:
+        return _jumped_levels(vg, kernel, parents, root, reached)
+    fault = vg.lowest(first_true(numpy, reached & (levels < 0)))
+    raise_cycle(kernel, None if fault is None else fault[0], root)
+    return levels
+
+
+def _levels_from_root(vg, parents, root, reached):
+    """The levels (-1 where unreached or where the parent chain does not reach the root), or None past
+    `LEVEL_ROUNDS` rounds (collective). Each rank asks the owners of its vertices' distinct parents once (an
+    alltoallv); round k, every owner sends each rank the places, among that rank's parents, of those it asked
+    that are at level k (an alltoallv), and the rank sets level k + 1 on their children that are parents too
+    (`_internal_children`: only those travel on); when no rank sends any, every reached vertex takes its parent's
+    level + 1 in one pass (`_child_levels`). A round a level, where the pointer jumping asks every pending
+    vertex's ancestor a round, and each vertex's parent looked up twice in all."""
+    comm, first, count = vg.comm, vg.first, parents.shape[0]
+    root_index = root - first if first <= root < first + count else -1
+    words = numpy.zeros(bitmap_words(vg.num_vertices), dtype=numpy.uint64)
+    _set_parent_bits(parents, reached, root_index, words)
+    distinct = DistinctLabels((), vg.num_vertices, words)
+    targets = distinct.labels.astype(numpy.int64)  # in label order: grouped by owner
+    target_first = _firsts(vg.blocks.counts_of(targets))
+    (asked,), asked_counts = comm.alltoallv((targets,), numpy.diff(target_first))
+    asked -= first  # the block's vertices the ranks' children name, grouped by the asking rank
+    asked_first = _firsts(asked_counts)
+    internal = numpy.zeros(count, dtype=numpy.bool_)
+    internal[asked] = True
+    child_offsets, children = _internal_children(parents, reached, internal, root_index, distinct.words,
+                                                 distinct.word_ranks, targets.shape[0])
+    levels = numpy.full(count, -1, dtype=numpy.int32 if vg.num_vertices <= 2**31 else numpy.int64)
+    target_levels = numpy.full(targets.shape[0], -1, dtype=levels.dtype)
+    if root_index >= 0:
+        levels[root_index] = 0
+    for level in range(LEVEL_ROUNDS):
+        at_level = numpy.flatnonzero(levels[asked] == level)  # grouped by the asking rank, as asked
+        send_counts = numpy.diff(numpy.searchsorted(at_level, asked_first))
+        (places,), place_counts = comm.alltoallv((at_level - numpy.repeat(asked_first[:-1], send_counts),),
+                                                 send_counts)
+        if not comm.allreduce(int(places.shape[0]), "sum"):
+            _child_levels(parents, reached, root_index, distinct.words, distinct.word_ranks, target_levels, levels)
+            return levels
+        places += numpy.repeat(target_first[:-1], place_counts)
+        target_levels[places] = level
+        _set_levels(places, child_offsets, children, levels, level + 1)
+    return None
+
+
+def _firsts(counts):
+    """Where each rank's part starts, and the end: ``[0, counts[0], counts[0] + counts[1], ...]`` (int64)."""
+    return numpy.concatenate(([0], numpy.cumsum(counts))).astype(numpy.int64)
+
+
+@numba.njit(cache=True)
+def _set_parent_bits(parents, reached, root_index, words):
+    """The bit of every reached vertex's parent (the root's apart) in ``words``."""
+    for v in range(parents.shape[0]):
+        if reached[v] and v != root_index:
+            parent = parents[v]
+            words[parent >> 6] |= numpy.uint64(1) << numpy.uint64(parent & 63)
+
+
+@numba.njit(cache=True)
+def _internal_children(parents, reached, internal, root_index, words, word_ranks, num_places):
+    """``(offsets, children)``: the reached vertices that are parents too (``internal``; the root apart), grouped
+    by their parent's place among the bits of ``words``: those of place p at ``children[offsets[p]:offsets[p +
+    1]]``."""
+    offsets = numpy.zeros(num_places + 1, dtype=numpy.int64)
+    for v in range(parents.shape[0]):
+        if internal[v] and reached[v] and v != root_index:
+            offsets[place(parents[v], words, word_ranks, 0) + 1] += 1
+    for p in range(num_places):
+        offsets[p + 1] += offsets[p]
+    children = numpy.empty(offsets[num_places], dtype=numpy.int64)
+    cursor = offsets[:-1].copy()
+    for v in range(parents.shape[0]):
+        if internal[v] and reached[v] and v != root_index:
+            p = place(parents[v], words, word_ranks, 0)
+            children[cursor[p]] = v
+            cursor[p] += 1
+    return offsets, children
+
+
+@numba.njit(cache=True)
+def _set_levels(places, offsets, children, levels, level):
+    for p in places:
+        for k in range(offsets[p], offsets[p + 1]):
+            levels[children[k]] = level
+
+
+@numba.njit(parallel=True, cache=True)
+def _child_levels(parents, reached, root_index, words, word_ranks, parent_levels, levels):
+    """Every reached vertex but the root its parent's level + 1 (``parent_levels`` by the parent's place among the
+    bits of ``words``), -1 where the parent has none."""
+    for v in numba.prange(parents.shape[0]):
+        if reached[v] and v != root_index:
+            parent_level = parent_levels[place(parents[v], words, word_ranks, 0)]
+            levels[v] = parent_level + 1 if parent_level >= 0 else -1
+
+
+def _jumped_levels(vg, kernel, parents, root, reached):
+    """`_tree_levels` by pointer jumping across the ranks (any array module)."""
     xp, comm = vg.xp, vg.comm
     # ancestors and depths of one process's widths (int32 below 2^31 vertices, depths below 2^29: they at most
     # double a round); an unreached vertex is its own ancestor, at depth 0
