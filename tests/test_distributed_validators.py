@@ -189,6 +189,19 @@ def test_one_rank_sssp_tie_along_a_tree_edge(engine):
     assert assert_same_sssp(graphs, 0, parents, distances, engine)[0] == "cycle"
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_one_rank_sssp_cycle_confirmed_through_a_negative_weight(engine):
+    """Two vertices each other's parent, each confirmed by one of two parallel tuples (weights 0.25 and -0.25):
+    the tuple pass's confirmations prove no chain where a weight is negative, so the pointer jumping finds the
+    cycle, reported before the tuple fault the negative weight makes, as one process reports it."""
+    src, dst = np.array([0, 1, 2, 2]), np.array([1, 2, 3, 3])
+    weights = np.array([0.5, 0.5, 0.25, -0.25], dtype=np.float32)
+    graphs = both_graphs(src, dst, 4, weights)
+    parents = np.array([0, 0, 3, 2])
+    distances = np.array([0, 0.5, 1.0, 0.75], dtype=np.float32)
+    assert assert_same_sssp(graphs, 0, parents, distances, engine)[:2] == ("cycle", 2)
+
+
 @pytest.mark.parametrize("depth, jumped", [(distributed.LEVEL_ROUNDS - 1, False), (2 * distributed.LEVEL_ROUNDS, True)])
 def test_one_rank_levels_of_a_deep_chain(monkeypatch, depth, jumped):
     """A path's BFS tree of ``depth`` levels: found level by level from the root within `LEVEL_ROUNDS` rounds, by

@@ -23,10 +23,13 @@ when given one. Every call is collective.
    ``LEVEL_ROUNDS`` and for an SSSP by pointer jumping: a round asks the
    owners of the pending vertices' ancestors for their (ancestor, depth), an
    alltoallv of requests and one of answers. ``cycle`` where a reached
-   vertex's chain does not reach the root. An SSSP on NumPy ranks first asks
-   its parents' distances (one such round): where every reached vertex's
-   parent is reached and at most as near, and the ties (gathered on every
-   rank) form no cycle, no chain cycles, and the rounds are not needed.
+   vertex's chain does not reach the root. An SSSP on NumPy ranks decides
+   ``cycle`` after steps 4-5 instead, raising it before their faults: where
+   every reached vertex is confirmed (a tuple of weight w >= 0 joins it to its
+   reached parent with dist == the parent's + w) distances never rise along
+   a chain, and where the ties the tuple pass noted (a vertex as near as its
+   parent; gathered on every rank) form no cycle, no chain cycles and the
+   rounds are not needed.
 4. Tuple rules on the rank's own tuples (`bfs.edge_pass`, `sssp.edge_pass`
    under the compressed labels): the endpoints' parents and levels or
    distances fetched from their owners (an alltoallv a value); every rank
@@ -56,11 +59,11 @@ import numpy
 from ..errors import ValidationError
 from ..partition import DistinctLabels, bitmap_words, index_dtype_for, place
 from . import bfs, sssp
-from .common import (TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true, out_of_range,
-                     raise_cycle, raise_out_of_range, raise_root_not_self_parent, staged_chunks, ties_end,
-                     use_numba, wrong_length)
+from .common import (TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true,
+                     out_of_range, raise_cycle, raise_out_of_range, raise_root_not_self_parent, staged_chunks,
+                     ties_end, use_numba, wrong_length)
 
-TIES_A_RANK = 4096  # tie edges a rank sends every rank for `_parents_nearer` (more: the pointer jumping decides)
+TIES_A_RANK = 4096  # tie edges a rank sends every rank for `_chains_end` (more: the pointer jumping decides)
 # Rounds of `_levels_from_root`, a level each, before the pointer jumping takes over: a BFS tree of the reference
 # graphs is a few levels deep; a chain longer than this is a faulty tree's, where the jumping's log2 rounds win
 LEVEL_ROUNDS = 64
@@ -94,6 +97,7 @@ class DistributedValidationGraph:
         self.local = local
         self.endpoint_counts, self.requested, self.requested_counts = requests
         self.distinct_endpoints = distinct_endpoints  # NumPy: the endpoints' `partition.DistinctLabels`
+        self.weights_nonnegative = None  # whether no rank's weight is negative, once asked (`_weights_nonnegative`)
         xp = self.xp
         counts = xp.ascontiguousarray(local.first_endpoint_counts[:endpoints.shape[0]], dtype=xp.int64)
         (received,), _ = comm.alltoallv((counts,), self.endpoint_counts, self.requested_counts)
@@ -249,7 +253,8 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
                                                      engine, confirmed)
     fault = _fault(bfs.raise_tuple_fault, _GlobalView(vg), _ByLabel(vg, endpoint_reached),
                    _ByLabel(vg, endpoint_levels), reached_unreached, level_jump)
-    unconfirmed, nedge = _settle(vg, root, reached, endpoint_reached, fault, confirmed, parents)
+    fault, unconfirmed, nedge = _settle(vg, root, reached, endpoint_reached, fault, confirmed, parents)
+    _raise_fault(fault)
     if unconfirmed is not None:
         vertex, parent = unconfirmed
         bfs.raise_unconfirmed({vertex: parent}, vertex)
@@ -269,17 +274,21 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     _check_part_lengths(vg, kernel, "distances-length", "distance", [shape[2] for shape in shapes])
     distances = _in(xp, distances).astype(xp.float32, copy=False)
     sssp.raise_root_distance(root, numpy.float32(vg.value_at(root, distances)))
-    if not _parents_nearer(vg, parents, distances, root, reached, engine):
+    ties_known = use_numba(engine, xp)  # the Numba pass notes the ties its confirmations meet
+    if not ties_known:
         _jumped_levels(vg, kernel, parents, root, reached)  # an SSSP tree is deep: the jumping's log2 rounds
     endpoint_parents, endpoint_distances = vg.fetch((parents, distances), (-1, numpy.nan))
     endpoint_reached = endpoint_parents >= 0
     confirmed = xp.zeros(vg.local.num_vertices, dtype=xp.bool_)
-    reached_unreached, not_minimal, _ = sssp.edge_pass(xp, vg.local, vg.local.num_vertices - 1, endpoint_reached,
-                                                       vg.compressed_labels(endpoint_parents), endpoint_distances,
-                                                       engine, confirmed)
+    reached_unreached, not_minimal, _, ties = sssp.edge_pass(
+        xp, vg.local, vg.local.num_vertices - 1, endpoint_reached, vg.compressed_labels(endpoint_parents),
+        endpoint_distances, engine, confirmed, TIES_PER_CHUNK if ties_known else 0)
     fault = _fault(sssp.raise_tuple_fault, _GlobalView(vg), _ByLabel(vg, endpoint_reached),
                    _ByLabel(vg, endpoint_distances), reached_unreached, not_minimal)
-    unconfirmed, nedge = _settle(vg, root, reached, endpoint_reached, fault, confirmed, parents, distances)
+    fault, unconfirmed, nedge = _settle(vg, root, reached, endpoint_reached, fault, confirmed, parents, distances)
+    if ties_known and not _chains_end(vg, ties, endpoint_parents, unconfirmed):
+        _jumped_levels(vg, kernel, parents, root, reached)
+    _raise_fault(fault)
     if unconfirmed is not None:
         vertex, parent, distance = unconfirmed
         parent_distance = numpy.float32(vg.value_at(parent, distances))  # every rank asks: a collective
@@ -495,27 +504,28 @@ def _jumped_levels(vg, kernel, parents, root, reached):
     return xp.subtract(depth, ~reached, out=depth)  # -1 where unreached (depth 0 there)
 
 
-def _parents_nearer(vg, parents, distances, root, reached, engine):
-    """`common.parents_nearer` across the ranks (collective): each distinct parent of this rank's reached
-    vertices asked once of its owner for its distance (NaN where unreached), one exchange where the pointer
-    jumping makes one a round; the tie edges gathered on every rank, which walks them alike. NumPy ranks with the
-    Numba engine only (others: False, the pointer jumping)."""
-    xp, comm = vg.xp, vg.comm
-    if not use_numba(engine, xp):
+def _chains_end(vg, ties, endpoint_parents, unconfirmed):
+    """Whether every reached vertex's parent chain ends at the root, from the tuple pass alone (collective): where
+    every reached vertex but the root is confirmed (``unconfirmed`` None: a tuple of weight w joins it to its
+    reached parent with dist == the parent's + w) and no weight is negative, distances never rise along a chain,
+    so only ties (a vertex as near as its parent) could close one; ``ties``, the ones this rank's tuples confirmed
+    (compressed labels; None where it kept too many), are gathered on every rank, which walks them alike
+    (`ties_end`). False otherwise: the pointer jumping decides."""
+    if unconfirmed is not None or not _weights_nonnegative(vg):
         return False
-    children = numpy.flatnonzero(reached)
-    if vg.first <= root < vg.first + reached.shape[0]:
-        children = children[children != root - vg.first]  # the root, its own parent
-    nan = numpy.float32(numpy.nan)
-    parent_distances, = _from_owners(vg, parents[children],
-                                     lambda asked: (numpy.where(reached[asked], distances[asked], nan),))
-    child_distances = distances[children]
-    tied = children[child_distances == parent_distances]
-    holds = bool((child_distances >= parent_distances).all()) and tied.shape[0] <= TIES_A_RANK
-    ties = comm.allgather_object((vg.first + tied, parents[tied]) if holds else None)
-    if any(rank_ties is None for rank_ties in ties):
+    mine = None if ties is None or ties.shape[0] > TIES_A_RANK else (
+        vg.endpoints[ties].astype(numpy.int64), endpoint_parents[ties].astype(numpy.int64))
+    gathered = vg.comm.allgather_object(mine)
+    if any(part is None for part in gathered):
         return False
-    return ties_end(*(numpy.concatenate(part) for part in zip(*ties)))
+    return ties_end(*(numpy.concatenate(part) for part in zip(*gathered)))
+
+
+def _weights_nonnegative(vg):
+    """Whether no rank's tuple has a negative weight (collective the first time, then kept)."""
+    if vg.weights_nonnegative is None:
+        vg.weights_nonnegative = vg.comm.allreduce(int(bool((vg.weights >= 0).all())), "min") == 1
+    return vg.weights_nonnegative
 
 
 def _from_owners(vg, wanted, answer):
@@ -556,16 +566,15 @@ def _fault(raise_fault, *args):
 
 
 def _settle(vg, root, reached, endpoint_reached, fault, confirmed, *values):
-    """Steps 4-6 of the module docstring, the same on every rank: raise the tuple fault; then ``(the lowest
-    unconfirmed vertex with ``values`` at it (its parent, ...), or None; nedge)``."""
+    """Steps 4-6 of the module docstring, the same on every rank, nothing raised yet: ``(the tuple fault to
+    raise (`_raise_fault`), or None; the lowest unconfirmed vertex with ``values`` at it (its parent, ...), or
+    None; nedge)``."""
     comm, xp = vg.comm, vg.xp
     share = vg.local.count_reached_tuples(endpoint_reached)
     reports = comm.allgather_object((fault, share))
     faults = [(_TUPLE_RULE_ORDER[fault[1]], rank, fault) for rank, (fault, _) in enumerate(reports)
               if fault is not None]
-    if faults:
-        kernel, rule, message, vertex, edge = min(faults, key=lambda item: item[:2])[2]
-        raise ValidationError(kernel, rule, message, vertex=vertex, edge=edge)
+    fault = min(faults, key=lambda item: item[:2])[2] if faults else None
     # a byte an endpoint, in the order its owner asked for it (`requested`): not a label a confirmed endpoint
     (arrived,), _ = comm.alltoallv((confirmed[:-1].view(xp.uint8),), vg.endpoint_counts, vg.requested_counts)
     owned_confirmed = xp.zeros(reached.shape[0], dtype=xp.bool_)
@@ -573,4 +582,11 @@ def _settle(vg, root, reached, endpoint_reached, fault, confirmed, *values):
     unconfirmed = reached & ~owned_confirmed
     if vg.blocks.owner(root) == comm.rank:
         unconfirmed[root - vg.first] = False
-    return vg.lowest(first_true(xp, unconfirmed), *values), sum(rank_share for _, rank_share in reports)
+    return fault, vg.lowest(first_true(xp, unconfirmed), *values), sum(rank_share for _, rank_share in reports)
+
+
+def _raise_fault(fault):
+    """Raise the tuple fault `_settle` found (``(kernel, rule, message, vertex, edge)``), if any."""
+    if fault is not None:
+        kernel, rule, message, vertex, edge = fault
+        raise ValidationError(kernel, rule, message, vertex=vertex, edge=edge)

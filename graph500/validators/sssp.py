@@ -63,30 +63,38 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     if not parents_nearer(parents, distances, root, reached, engine):
         tree_levels(KERNEL, parents, root, reached, engine)
     parents = parents.astype(vg.dst.dtype, copy=False)
-    reached_unreached, not_minimal, unconfirmed = edge_pass(xp, vg, root, reached, parents, distances,
-                                                            engine)
+    reached_unreached, not_minimal, unconfirmed, _ = edge_pass(xp, vg, root, reached, parents, distances,
+                                                               engine)
     raise_tuple_fault(vg, reached, distances, reached_unreached, not_minimal)
     raise_unconfirmed(parents, distances, unconfirmed)
     return vg.count_reached_tuples(reached)
 
 
-def edge_pass(xp, vg, root, reached, parents, distances, engine, confirmed=None):
+def edge_pass(xp, vg, root, reached, parents, distances, engine, confirmed=None, tie_capacity=0):
     """Steps 3-4 over vg's tuples: (first reached-unreached tuple, first non-minimal one, first unconfirmed
-    vertex).
+    vertex, ties).
 
-    Each is an index, or None.  `parents` in vg's index dtype, `distances`
-    float32.  `confirmed`: None, or a bool array of length N that receives
-    True for every vertex the tuples confirm (the distributed validator ORs
-    the ranks' arrays); it may hold True for unreached vertices and the
-    root, which no rule reads.
+    Each of the first three is an index, or None.  `parents` in vg's index
+    dtype, `distances` float32.  `confirmed`: None, or a bool array of
+    length N that receives True for every vertex the tuples confirm (the
+    distributed validator ORs the ranks' arrays); it may hold True for
+    unreached vertices and the root, which no rule reads.  Ties: with a
+    `tie_capacity` and the Numba pass, the vertices a tuple confirmed as
+    near as their parents (int64, repeats possible), or None where a chunk
+    of the pass met more than `tie_capacity` (and always without them).
     """
     if use_numba(engine, xp):
         if confirmed is None:
             confirmed = numpy.zeros(vg.num_vertices, dtype=numpy.bool_)
+        ties = numpy.empty((chunk_count(), tie_capacity), dtype=numpy.int64)
         chunk_firsts = fused_vertex_pass(vg.src_offsets, vg.dst, vg.weights, vertex_records(parents, distances),
-                                         confirmed, chunk_count(), common.PREFETCH_AHEAD)
-        return (*earliest_per_rule(chunk_firsts), first_unconfirmed(xp, reached, confirmed, root))
-    return generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed)
+                                         confirmed, common.PREFETCH_AHEAD, ties)
+        tie_counts = chunk_firsts[:, 2]
+        tied = None
+        if tie_capacity and (tie_counts <= tie_capacity).all():
+            tied = numpy.concatenate([ties[chunk, :count] for chunk, count in enumerate(tie_counts)])
+        return (*earliest_per_rule(chunk_firsts[:, :2]), first_unconfirmed(xp, reached, confirmed, root), tied)
+    return (*generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed), None)
 
 
 def vertex_records(parents, distances):
@@ -195,17 +203,21 @@ def generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed=None)
 
 
 @numba.njit(parallel=True, cache=True)
-def fused_vertex_pass(src_offsets, dst, weights, vertices, confirmed, num_chunks, ahead):
-    """Numba steps 3-4: each chunk's first offender per rule, -1 where none (columns: reached-unreached-edge,
-    distance-not-minimal; tuple indices), and True in `confirmed` (length N, False before) for every vertex a
-    tuple joins to its parent with the weight that makes its distance. `vertices`: `vertex_records`, the one
-    ``ahead`` tuples on asked for (`graph500.compiled.prefetch`).
+def fused_vertex_pass(src_offsets, dst, weights, vertices, confirmed, ahead, ties):
+    """Numba steps 3-4 over ``ties.shape[0]`` chunks: each chunk's first offender per rule, -1 where none
+    (columns: reached-unreached-edge, distance-not-minimal; tuple indices), then how many vertices it confirmed
+    as near as their parents; True in `confirmed` (length N, False before) for every vertex a tuple joins to its
+    parent with the weight that makes its distance, and the first ``ties.shape[1]`` ties of chunk c in
+    ``ties[c]``. `vertices`: `vertex_records`, the one ``ahead`` tuples on asked for
+    (`graph500.compiled.prefetch`).
     """
-    chunk_firsts = numpy.full((num_chunks, 2), -1, dtype=numpy.int64)
+    num_chunks = ties.shape[0]
+    chunk_firsts = numpy.full((num_chunks, 3), -1, dtype=numpy.int64)
     last = dst.shape[0] - 1
     for chunk in numba.prange(num_chunks):
         first_reached_unreached = -1
         first_not_minimal = -1
+        tied = 0
         for u in range(chunk_start(src_offsets, chunk, num_chunks),
                        chunk_start(src_offsets, chunk + 1, num_chunks)):
             parent_u = vertices[u].parent
@@ -225,8 +237,21 @@ def fused_vertex_pass(src_offsets, dst, weights, vertices, confirmed, num_chunks
                     first_not_minimal = e
                 if v == parent_u and distance_u == via_v:
                     confirmed[u] = True
+                    if distance_u == distance_v:
+                        tied = _note_tie(ties, chunk, tied, u)
                 if parent_v == u and distance_v == via_u:
                     confirmed[v] = True
+                    if distance_v == distance_u:
+                        tied = _note_tie(ties, chunk, tied, v)
         chunk_firsts[chunk, 0] = first_reached_unreached
         chunk_firsts[chunk, 1] = first_not_minimal
+        chunk_firsts[chunk, 2] = tied
     return chunk_firsts
+
+
+@numba.njit(inline="always", cache=True)
+def _note_tie(ties, chunk, tied, vertex):
+    """Keep ``vertex`` as chunk ``chunk``'s tie number ``tied`` where there is room; the count after it."""
+    if tied < ties.shape[1]:
+        ties[chunk, tied] = vertex
+    return tied + 1
