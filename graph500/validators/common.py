@@ -10,9 +10,8 @@ The fused passes read a value of each tuple's second endpoint at random, a
 pointer-jumping round its ancestor's entries, and the grouping's counting
 sorts a key's counter (and the slot it gives); they ask for the ones
 PREFETCH_AHEAD tuples or vertices ahead (`graph500.compiled.prefetch`; the
-sorts' slots half as far), so the reads overlap instead of waiting one by one.
-The default, 64, was the fastest of 8 to 128 for the SSSP pass at SCALE 22
-and 24, and faster than 32 for the rounds (docs/measurements.md, session 28).
+sorts' slots half as far), so the reads overlap instead of waiting one by one
+(the distance chosen by measurement: docs/measurements.md, session 28).
 
 `ValidationGraph`, built once per graph: the tuples (int32 where the labels
 fit) and their float32 weights, and every vertex's count of tuples (not
@@ -504,7 +503,9 @@ def tree_levels(kernel, parents, root, reached, engine="auto"):
     return depth - ~reached
 
 
-TIES_PER_CHUNK = 32  # tie edges a chunk of `parents_nearer`'s pass keeps (more: the pointer jumping decides)
+# tie edges a chunk of `parents_nearer`'s pass (and of the SSSP tuple pass on ranks) keeps; more: the pointer
+# jumping decides
+TIES_PER_CHUNK = 32
 
 
 def parents_nearer(parents, distances, root, reached, engine="auto"):

@@ -465,6 +465,7 @@ def _internal_children(parents, reached, internal, root_index, words, word_ranks
 
 @numba.njit(cache=True)
 def _set_levels(places, offsets, children, levels, level):
+    """``level`` on the children (`_internal_children`) of every parent place in ``places``."""
     for p in places:
         for k in range(offsets[p], offsets[p + 1]):
             levels[children[k]] = level
