@@ -1,4 +1,5 @@
-"""Compiled (Numba) helpers that the CPU kernels and the validators share.
+"""Compiled helpers that the kernels and the validators share: Numba's `prefetch`, and `cuda_kernel`, which
+compiles CUDA C++ sources through CuPy.
 
 `prefetch(array, index)` asks for the cache line of ``array[index]`` without
 waiting for it (LLVM's ``llvm.prefetch``: a read, high temporal locality, the
@@ -8,9 +9,13 @@ another. A prefetch never faults, so ``index`` is not checked; it does
 nothing where it is not compiled.
 """
 
+import functools
+
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+
+CUDA_COMPILE_OPTIONS = ("--std=c++17",)
 
 
 @intrinsic
@@ -27,3 +32,20 @@ def prefetch(typingctx, array, index):
         builder.call(function, [builder.bitcast(pointer, byte_pointer), int32(0), int32(3), int32(1)])
         return context.get_dummy_value()
     return types.void(array, index), codegen
+
+
+@functools.lru_cache(maxsize=None)
+def cuda_module(sources, name_expressions=()):
+    """The CUDA C++ made of the files ``sources`` (paths, in order), compiled once per process by NVRTC
+    (``cupy.RawModule``, C++17, for the current device; CuPy keeps the binaries in its on-disk cache between
+    processes); the template instances to compile are named in ``name_expressions``."""
+    import cupy
+
+    code = "".join(source.read_text() for source in sources)
+    return cupy.RawModule(code=code, options=CUDA_COMPILE_OPTIONS, name_expressions=name_expressions or None)
+
+
+@functools.lru_cache(maxsize=None)
+def cuda_kernel(sources, kernel_name, name_expressions=()):
+    """A kernel of `cuda_module` ``(sources, name_expressions)`` by its (C or template-instance) name."""
+    return cuda_module(tuple(sources), tuple(name_expressions)).get_function(kernel_name)

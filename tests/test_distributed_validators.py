@@ -12,6 +12,7 @@ on vertices whose tuples live on another rank): every rank must raise the
 same error, of the expected rule, and nedge must be the single-process one.
 """
 
+import contextlib
 import glob
 import json
 import os
@@ -19,8 +20,9 @@ import os
 import numpy as np
 import pytest
 from support import needs_mpi, run_ranks
-from test_validators import (BFS_EDGES, FAULT_KINDS, FAULT_RULES, SSSP_EDGES, plant_random_faults, random_graph,
-                             reference_bfs, reference_dijkstra, zero_weight_example)
+from test_validators import (BFS_EDGES, DEVICE_TUPLE_CHUNK, FAULT_KINDS, FAULT_RULES, NO_GPU, SSSP_EDGES,
+                             plant_random_faults, random_graph, reference_bfs, reference_dijkstra,
+                             zero_weight_example)
 
 from graph500 import kernels
 from graph500.comm import SelfCommunicator
@@ -29,9 +31,13 @@ from graph500.io import read_edges
 from graph500.kernels.cpu.build import build_csr
 from graph500.partition import VertexBlocks
 from graph500.validators import DistributedValidationGraph, ValidationGraph, validate_bfs, validate_sssp
-from graph500.validators import distributed
+from graph500.validators import common, distributed
 
 ENGINES = ["generic", "numba"]
+# the one-rank tests' engines: the host's, and "cuda", the split graph's tuples on the device (CuPy, the fused CUDA
+# passes) against the whole graph's Numba passes on the host
+ONE_RANK_ENGINES = ENGINES + [pytest.param("cuda", marks=[pytest.mark.gpu,
+                                                          pytest.mark.skipif(bool(NO_GPU), reason=str(NO_GPU))])]
 DATA = os.path.join(os.path.dirname(__file__), "data", "reference-v3")
 FIXTURES = sorted(path[:-len(".edges")] for path in glob.glob(os.path.join(DATA, "*.edges")))
 
@@ -53,18 +59,48 @@ def both_graphs(src, dst, num_vertices, weights=None):
     return whole, split
 
 
-def assert_same_bfs(graphs, root, parents, engine):
+def on_device(whole):
+    """A one-rank DistributedValidationGraph of ``whole``'s tuples (in its order) on the device, in chunks of
+    `DEVICE_TUPLE_CHUNK` tuples."""
+    import cupy
+
+    n = whole.num_vertices
+    weights = None if whole.weights is None else cupy.asarray(whole.weights)
+    with small_device_chunks():
+        return DistributedValidationGraph.from_edges(SelfCommunicator(xp=cupy), VertexBlocks(n, 1),
+                                                     cupy.asarray(whole.src), cupy.asarray(whole.dst), n, weights)
+
+
+@contextlib.contextmanager
+def small_device_chunks():
+    chunk = common.TUPLE_CHUNK
+    common.TUPLE_CHUNK = distributed.TUPLE_CHUNK = DEVICE_TUPLE_CHUNK
+    try:
+        yield
+    finally:
+        common.TUPLE_CHUNK = distributed.TUPLE_CHUNK = chunk
+
+
+def assert_same(validate, graphs, root, arrays, engine):
+    """``validate``'s outcome on the split graph is the whole graph's (by ``engine``; "cuda": the split graph on
+    the device against the whole one's Numba passes)."""
     whole, split = graphs
-    expected = outcome(lambda: validate_bfs(whole, root, parents, engine=engine))
-    assert outcome(lambda: validate_bfs(split, root, parents, engine=engine)) == expected
+    expected = outcome(lambda: validate(whole, root, *arrays, engine="numba" if engine == "cuda" else engine))
+    if engine == "cuda":
+        split = on_device(whole)
+        with small_device_chunks():
+            assert outcome(lambda: validate(split, root, *arrays, engine=engine)) == expected
+    else:
+        assert outcome(lambda: validate(split, root, *arrays, engine=engine)) == expected
     return expected
+
+
+def assert_same_bfs(graphs, root, parents, engine):
+    return assert_same(validate_bfs, graphs, root, (parents,), engine)
 
 
 def assert_same_sssp(graphs, root, parents, distances, engine):
-    whole, split = graphs
-    expected = outcome(lambda: validate_sssp(whole, root, parents, distances, engine=engine))
-    assert outcome(lambda: validate_sssp(split, root, parents, distances, engine=engine)) == expected
-    return expected
+    return assert_same(validate_sssp, graphs, root, (parents, distances), engine)
 
 
 # ---------------------------------------------------------------- (a) P = 1: the reference's graphs
@@ -158,7 +194,7 @@ def example_edges(edges):
     return src, dst, weights
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", ONE_RANK_ENGINES)
 @pytest.mark.parametrize("name, rule, fault", BFS_FAULTS, ids=[fault[0] for fault in BFS_FAULTS])
 def test_one_rank_bfs_faults(engine, name, rule, fault):
     src, dst, _ = example_edges(BFS_EDGES)
@@ -168,7 +204,7 @@ def test_one_rank_bfs_faults(engine, name, rule, fault):
     assert assert_same_bfs(graphs, 0, fault(parents), engine)[0] == rule
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", ONE_RANK_ENGINES)
 @pytest.mark.parametrize("name, rule, fault", SSSP_FAULTS, ids=[fault[0] for fault in SSSP_FAULTS])
 def test_one_rank_sssp_faults(engine, name, rule, fault):
     src, dst, weights = example_edges(SSSP_EDGES)
@@ -178,7 +214,7 @@ def test_one_rank_sssp_faults(engine, name, rule, fault):
     assert assert_same_sssp(graphs, 0, *fault(parents, distances), engine)[0] == rule
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", ONE_RANK_ENGINES)
 def test_one_rank_sssp_tie_along_a_tree_edge(engine):
     """A tree edge of weight 0 (a vertex as near as its parent: the check of parents strictly nearer fails and
     the pointer jumping decides): valid, then with the two ends each other's parent, a cycle, as one process."""
@@ -189,7 +225,7 @@ def test_one_rank_sssp_tie_along_a_tree_edge(engine):
     assert assert_same_sssp(graphs, 0, parents, distances, engine)[0] == "cycle"
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", ONE_RANK_ENGINES)
 def test_one_rank_sssp_cycle_confirmed_through_a_negative_weight(engine):
     """Two vertices each other's parent, each confirmed by one of two parallel tuples (weights 0.25 and -0.25):
     the tuple pass's confirmations prove no chain where a weight is negative, so the pointer jumping finds the
@@ -218,9 +254,10 @@ def test_one_rank_levels_of_a_deep_chain(monkeypatch, depth, jumped):
     assert len(jumps) == (2 if jumped else 0)
 
 
+@pytest.mark.parametrize("engine", ONE_RANK_ENGINES)
 @pytest.mark.parametrize("kind", FAULT_KINDS)
 @pytest.mark.parametrize("seed", range(6))
-def test_one_rank_random_faults(seed, kind):
+def test_one_rank_random_faults(seed, kind, engine):
     rng = np.random.default_rng(seed)
     num_vertices = 300
     src, dst, weights = random_graph(seed, num_vertices, 1200, components=4)
@@ -230,15 +267,10 @@ def test_one_rank_random_faults(seed, kind):
     sssp_parents, distances = reference_dijkstra(num_vertices, src, dst, weights, root)
     plant_random_faults(rng, parents, distances.copy(), kind)
     plant_random_faults(rng, sssp_parents, distances, kind)
-    for engine in ENGINES:
-        verdicts = (assert_same_bfs(graphs, root, parents, engine),
-                    assert_same_sssp(graphs, root, sssp_parents, distances, engine))
-        for verdict, rules in zip(verdicts, FAULT_RULES[kind]):  # caught, by a rule the kind breaks
-            assert verdict[0] == "nedge" if rules is None else verdict[0] in rules, verdict
-    graphs[1].distinct_endpoints = None  # parents relabelled by binary search, as on a device
-    for engine in ENGINES:
-        assert_same_bfs(graphs, root, parents, engine)
-        assert_same_sssp(graphs, root, sssp_parents, distances, engine)
+    verdicts = (assert_same_bfs(graphs, root, parents, engine),
+                assert_same_sssp(graphs, root, sssp_parents, distances, engine))
+    for verdict, rules in zip(verdicts, FAULT_RULES[kind]):  # caught, by a rule the kind breaks
+        assert verdict[0] == "nedge" if rules is None else verdict[0] in rules, verdict
 
 
 def test_one_rank_caller_mistakes():
@@ -269,7 +301,7 @@ from graph500.generators.kronecker import generate_edges
 from graph500.kernels.cpu.build import build_csr
 from graph500.partition import VertexBlocks, tuple_range
 from graph500.validators import DistributedValidationGraph, ValidationGraph, validate_bfs, validate_sssp
-from graph500.validators import distributed
+from graph500.validators import common, distributed
 
 SCALE, EDGEFACTOR, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 ENGINES = ("numba", "generic")

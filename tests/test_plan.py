@@ -65,7 +65,8 @@ def test_gpu_ranks_plan_the_tuples_they_receive_on_the_host():
 
 @pytest.mark.parametrize("backend, vertex_bytes", [
     ("cpu", distributed.WHOLE_GRAPH_BYTES_PER_VERTEX),
-    ("gpu", gpu_distributed.GRAPH_VERTEX_BYTES + gpu_distributed.KERNEL_GRAPH_VERTEX_BYTES["sssp"]),
+    ("gpu", gpu_distributed.GRAPH_VERTEX_BYTES + gpu_distributed.KERNEL_GRAPH_VERTEX_BYTES["sssp"]
+     + gpu_distributed.VALIDATION_BITMAP_BITS / 8),
 ])
 def test_the_whole_graph_arrays_do_not_shrink_with_more_ranks(backend, vertex_bytes):
     """The part of a rank's (a GPU's) peak held for all N vertices: the same on 4 ranks and on 256, inside the

@@ -34,9 +34,11 @@ def gpu_unavailable_reason():
 
 NO_GPU = gpu_unavailable_reason()
 HOST_ENGINES = ["generic", "numba"]
-ALL_ENGINES = HOST_ENGINES + ([] if NO_GPU else ["device"])
-ENGINES = HOST_ENGINES + [pytest.param("device", marks=[pytest.mark.gpu, pytest.mark.skipif(bool(NO_GPU),
-                                                                                         reason=str(NO_GPU))])]
+DEVICE_ENGINES = ["device", "cuda"]  # on CuPy arrays: the array-generic pass, the fused CUDA pass
+ALL_ENGINES = HOST_ENGINES + ([] if NO_GPU else DEVICE_ENGINES)
+ENGINES = HOST_ENGINES + [pytest.param(engine, marks=[pytest.mark.gpu, pytest.mark.skipif(bool(NO_GPU),
+                                                                                          reason=str(NO_GPU))])
+                          for engine in DEVICE_ENGINES]
 DEVICE_TUPLE_CHUNK = 4
 
 
@@ -52,14 +54,15 @@ def on_device(vg, *arrays):
 
 
 def with_engine(validate, engine, vg, root, *arrays):
-    """``validate(vg, root, *arrays)`` by ``engine``: "generic" or "numba" on NumPy, "device" on CuPy."""
-    if engine != "device":
+    """``validate(vg, root, *arrays)`` by ``engine``: "generic" or "numba" on NumPy, "device" (the array-generic
+    pass) or "cuda" on CuPy, in chunks of `DEVICE_TUPLE_CHUNK` tuples."""
+    if engine not in DEVICE_ENGINES:
         return validate(vg, root, *arrays, engine=engine)
     chunk = common.TUPLE_CHUNK
     common.TUPLE_CHUNK = DEVICE_TUPLE_CHUNK
     try:
         device_vg, *device_arrays = on_device(vg, *arrays)
-        return validate(device_vg, root, *device_arrays, engine="generic")
+        return validate(device_vg, root, *device_arrays, engine="generic" if engine == "device" else engine)
     finally:
         common.TUPLE_CHUNK = chunk
 
@@ -283,6 +286,14 @@ def bfs_example():
     parents = reference_bfs(10, src, dst, 0)
     assert parents.tolist() == [0, 0, 1, 0, 3, 0, 5, -1, -1, -1]
     return vg, parents
+
+
+@pytest.mark.parametrize("engine, refusal", [("cuda", "engine 'cuda' needs CuPy arrays"),
+                                             ("fused", "engine must be one of")])
+def test_an_engine_that_cannot_read_the_arrays_is_refused(engine, refusal):
+    vg, parents = bfs_example()
+    with pytest.raises(ValueError, match=refusal):
+        validators.validate_bfs(vg, 0, parents, engine=engine)
 
 
 def assert_bfs_rule(engine, vg, parents, rule, root=0):

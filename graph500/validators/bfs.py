@@ -20,7 +20,7 @@ Rules, in the order they are checked (the first broken one is raised):
    must be confirmed: joined to parent[v] by an input tuple, in either
    direction.  The first reached unconfirmed vertex is reported.
 
-Steps 4-5 have two implementations with one meaning, both reporting the
+Steps 4-5 have three implementations with one meaning, each reporting the
 first offending tuple in `ValidationGraph` order and the first unconfirmed
 vertex:
 
@@ -33,7 +33,9 @@ vertex:
   is confirmed when parent[v] is among those tuples' second endpoints, or
   else among the first endpoints of its tuples as second endpoint
   (`ValidationGraph.incoming`).  Nothing is scattered, so the pass needs no
-  shared writes.
+  shared writes;
+- fused CUDA, for CuPy arrays (`device.bfs_pass`): a thread a tuple, the
+  generic pass's gathers and scatter in one kernel a chunk.
 
 Returns nedge (spec section 5), see `common.ValidationGraph`.
 """
@@ -43,10 +45,10 @@ import numpy
 
 from ..compiled import prefetch
 from ..errors import ValidationError
-from . import common
+from . import common, device
 from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
                      first_true, first_unconfirmed, offset, raise_reached_unreached, tree_levels,
-                     use_numba)
+                     use_cuda, use_numba)
 
 KERNEL = "bfs"
 
@@ -55,8 +57,8 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     """Check a BFS tree of `vg` from `root`; return nedge or raise ValidationError.
 
     `parents`: integer array of length N, parents[v] = -1 for unreached v.
-    `engine`: "auto" (Numba for NumPy arrays, array-generic otherwise),
-    "numba" or "generic".
+    `engine`: "auto" (Numba for NumPy arrays, CUDA for CuPy arrays),
+    "numba", "cuda" or "generic".
     """
     xp = array_module(parents, vg.dst)
     root = int(root)
@@ -85,6 +87,8 @@ def edge_pass(xp, vg, root, reached, levels, parents, engine, confirmed=None):
                                          narrowest_levels(levels), parents, confirmed_out, chunk_count(),
                                          common.PREFETCH_AHEAD)
         return tuple(earliest_per_rule(chunk_firsts))
+    if use_cuda(engine, xp):
+        return device.bfs_pass(vg, root, reached, levels, parents, confirmed)
     return generic_edge_pass(xp, vg, root, reached, levels, parents, confirmed)
 
 
@@ -149,7 +153,7 @@ def generic_edge_pass(xp, vg, root, reached, levels, parents, confirmed=None):
     reached_unreached = level_jump = None
     if confirmed is None:
         confirmed = xp.zeros(vg.num_vertices, dtype=bool)
-    for first, src, dst, _ in vg.tuple_chunks():
+    for first, src, dst, _ in vg.tuple_chunks(weighted=False):
         src_level = xp.take(levels, src)
         dst_level = xp.take(levels, dst)
         src_reached = src_level >= 0

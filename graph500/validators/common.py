@@ -52,7 +52,7 @@ from ..compiled import prefetch
 from ..errors import ValidationError
 from ..partition import index_dtype_for, place
 
-ENGINES = ("auto", "numba", "generic")
+ENGINES = ("auto", "numba", "cuda", "generic")
 TUPLE_CHUNK = 1 << 25  # tuples per chunk of the array-generic pass on CuPy arrays
 GROUPING_TASKS = 8  # bounds the grouping's per-task counters to 64 bytes a vertex
 PREFETCH_AHEAD = 64  # the tuples (vertices) ahead whose values a pass asks for
@@ -71,7 +71,14 @@ def use_numba(engine, xp):
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
     if engine == "numba" and xp is not numpy:
         raise ValueError("engine 'numba' needs NumPy arrays")
+    if engine == "cuda" and xp is numpy:
+        raise ValueError("engine 'cuda' needs CuPy arrays")
     return engine == "numba" or (engine == "auto" and xp is numpy)
+
+
+def use_cuda(engine, xp):
+    """Whether to run the fused CUDA pass (`graph500.validators.device`): "auto" picks it for CuPy arrays."""
+    return not use_numba(engine, xp) and engine in ("auto", "cuda")
 
 
 def chunk_count():
@@ -159,7 +166,7 @@ class ValidationGraph:
         else:
             self.src_offsets = None
             self._first_endpoint_counts = xp.zeros(num_vertices, dtype=numpy.int64)
-            for _, src_chunk, dst_chunk, _ in self.tuple_chunks():  # atomic adds: no per-block histograms
+            for _, src_chunk, dst_chunk, _ in self.tuple_chunks(weighted=False):  # atomic adds: no histograms
                 xp.add.at(self._first_endpoint_counts, src_chunk[src_chunk != dst_chunk], 1)
         self._incoming = None
 
@@ -218,20 +225,22 @@ class ValidationGraph:
             self._incoming = transposed(self.src_offsets, self.dst, self.num_vertices)
         return self._incoming
 
-    def tuple_chunks(self):
-        """``(first index, src, dst, weights or None)`` of consecutive chunks of the tuples, in order.
+    def tuple_chunks(self, weighted=True):
+        """``(first index, src, dst, weights or None)`` of consecutive chunks of the tuples, in order; weights
+        None too where not ``weighted`` (a pass that reads none: on CuPy, none copied).
 
         On NumPy: one chunk, the arrays themselves. On CuPy: chunks of
         `TUPLE_CHUNK` tuples copied into device memory (`staged_chunks`), the
         next one copied while the caller checks the current one; a chunk's
         arrays are valid until the caller asks for the next but one.
         """
+        weights = self.weights if weighted else None
         if array_module(self.dst) is numpy:
-            yield 0, self.src, self.dst, self.weights
+            yield 0, self.src, self.dst, weights
             return
-        arrays = (self.src, self.dst) + (() if self.weights is None else (self.weights,))
+        arrays = (self.src, self.dst) + (() if weights is None else (weights,))
         for first, chunk in staged_chunks(arrays, TUPLE_CHUNK):
-            yield (first, *chunk, None) if self.weights is None else (first, *chunk)
+            yield (first, *chunk, None) if weights is None else (first, *chunk)
 
     def edge(self, index):
         """The endpoints (u, v) of the tuple at `index` of src/dst, as Python ints."""

@@ -23,13 +23,13 @@ when given one. Every call is collective.
    ``LEVEL_ROUNDS`` and for an SSSP by pointer jumping: a round asks the
    owners of the pending vertices' ancestors for their (ancestor, depth), an
    alltoallv of requests and one of answers. ``cycle`` where a reached
-   vertex's chain does not reach the root. An SSSP on NumPy ranks decides
-   ``cycle`` after steps 4-5 instead, raising it before their faults: where
-   every reached vertex is confirmed (a tuple of weight w >= 0 joins it to its
-   reached parent with dist == the parent's + w) distances never rise along
-   a chain, and where the ties the tuple pass noted (a vertex as near as its
-   parent; gathered on every rank) form no cycle, no chain cycles and the
-   rounds are not needed.
+   vertex's chain does not reach the root. An SSSP (the fused passes, Numba
+   or CUDA) decides ``cycle`` after steps 4-5 instead, raising it before
+   their faults: where every reached vertex is confirmed (a tuple of weight
+   w >= 0 joins it to its reached parent with dist == the parent's + w)
+   distances never rise along a chain, and where the ties the tuple pass
+   noted (a vertex as near as its parent; gathered on every rank) form no
+   cycle, no chain cycles and the rounds are not needed.
 4. Tuple rules on the rank's own tuples (`bfs.edge_pass`, `sssp.edge_pass`
    under the compressed labels): the endpoints' parents and levels or
    distances fetched from their owners (an alltoallv a value); every rank
@@ -42,8 +42,8 @@ when given one. Every call is collective.
 6. nedge: the ranks' counts of their tuples with a reached first endpoint.
 
 Memory a rank: its tuples, its block's values, a few values an endpoint of
-its tuples and, on NumPy, a bitmap of those endpoints with a count a word
-(N / 8 bytes each: parents relabelled in O(1)). Errors and messages are the single-process validator's (P = 1
+its tuples and a bitmap of those endpoints with a count a word (N / 8 bytes
+each: parents relabelled in O(1)). Errors and messages are the single-process validator's (P = 1
 gives its very result). `count_reached_tuples(local_reached)` gives nedge
 without validation (the owners' first-endpoint counts, one scalar exchange a
 search). Arrays travel through the communicator, in the array module of the
@@ -58,10 +58,10 @@ import numpy
 
 from ..errors import ValidationError
 from ..partition import DistinctLabels, bitmap_words, index_dtype_for, place
-from . import bfs, sssp
+from . import bfs, device, sssp
 from .common import (TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true,
                      out_of_range, raise_cycle, raise_out_of_range, raise_root_not_self_parent, staged_chunks,
-                     ties_end, use_numba, wrong_length)
+                     ties_end, use_cuda, use_numba, wrong_length)
 
 TIES_A_RANK = 4096  # tie edges a rank sends every rank for `_chains_end` (more: the pointer jumping decides)
 # Rounds of `_levels_from_root`, a level each, before the pointer jumping takes over: a BFS tree of the reference
@@ -83,12 +83,13 @@ class DistributedValidationGraph:
     `requested_counts`, `endpoint_counts` (this rank's endpoints by owner),
     `owned_first_endpoint_counts` (int64, one per owned vertex: how many of
     all ranks' tuples, self-loops dropped, have it as first endpoint),
-    `distinct_endpoints` (NumPy: the endpoints' `partition.DistinctLabels`).
+    `distinct_endpoints` (the endpoints' places in O(1): NumPy's
+    `partition.DistinctLabels`, CuPy's `device.LabelPlaces`).
     """
 
     distributed = True
 
-    def __init__(self, comm, blocks, endpoints, local, requests, distinct_endpoints=None):
+    def __init__(self, comm, blocks, endpoints, local, requests, distinct_endpoints):
         self.comm = comm
         self.blocks = blocks
         self.num_vertices = blocks.num_vertices
@@ -96,7 +97,7 @@ class DistributedValidationGraph:
         self.endpoints = endpoints
         self.local = local
         self.endpoint_counts, self.requested, self.requested_counts = requests
-        self.distinct_endpoints = distinct_endpoints  # NumPy: the endpoints' `partition.DistinctLabels`
+        self.distinct_endpoints = distinct_endpoints  # the endpoints' places: `DistinctLabels`, `LabelPlaces`
         self.weights_nonnegative = None  # whether no rank's weight is negative, once asked (`_weights_nonnegative`)
         xp = self.xp
         counts = xp.ascontiguousarray(local.first_endpoint_counts[:endpoints.shape[0]], dtype=xp.int64)
@@ -181,17 +182,11 @@ class DistributedValidationGraph:
 
     def compressed_labels(self, labels):
         """Global ``labels`` (of this rank's endpoints' values) under the compressed labels, -1 kept, any other
-        vertex the label of every other vertex."""
-        if self.distinct_endpoints is not None:
-            return self.distinct_endpoints.places(labels.astype(numpy.int64, copy=False),
-                                                  numpy.empty(labels.shape[0], dtype=self.local.dst.dtype))
+        vertex the label of every other vertex (O(1) each: `distinct_endpoints`)."""
         xp = self.xp
-        count = self.endpoints.shape[0]
-        if not count:
-            return xp.where(labels < 0, -1, 0).astype(self.local.dst.dtype)
-        at = xp.searchsorted(self.endpoints, labels)
-        found = (at < count) & (self.endpoints[xp.minimum(at, count - 1)] == labels)
-        return xp.where(labels < 0, -1, xp.where(found, at, count)).astype(self.local.dst.dtype)
+        if xp is numpy:
+            labels = labels.astype(numpy.int64, copy=False)
+        return self.distinct_endpoints.places(labels, xp.empty(labels.shape[0], dtype=self.local.dst.dtype))
 
     def lowest(self, local_index, *values):
         """``(vertex, values at it...)`` of the lowest vertex any rank offers (its block's ``local_index``, or
@@ -274,19 +269,20 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     _check_part_lengths(vg, kernel, "distances-length", "distance", [shape[2] for shape in shapes])
     distances = _in(xp, distances).astype(xp.float32, copy=False)
     sssp.raise_root_distance(root, numpy.float32(vg.value_at(root, distances)))
-    ties_known = use_numba(engine, xp)  # the Numba pass notes the ties its confirmations meet
-    if not ties_known:
+    # the fused passes note the ties their confirmations meet (the Numba pass so many a chunk, the CUDA pass in all)
+    tie_capacity = TIES_PER_CHUNK if use_numba(engine, xp) else TIES_A_RANK if use_cuda(engine, xp) else 0
+    if not tie_capacity:
         _jumped_levels(vg, kernel, parents, root, reached)  # an SSSP tree is deep: the jumping's log2 rounds
     endpoint_parents, endpoint_distances = vg.fetch((parents, distances), (-1, numpy.nan))
     endpoint_reached = endpoint_parents >= 0
     confirmed = xp.zeros(vg.local.num_vertices, dtype=xp.bool_)
     reached_unreached, not_minimal, _, ties = sssp.edge_pass(
         xp, vg.local, vg.local.num_vertices - 1, endpoint_reached, vg.compressed_labels(endpoint_parents),
-        endpoint_distances, engine, confirmed, TIES_PER_CHUNK if ties_known else 0)
+        endpoint_distances, engine, confirmed, tie_capacity)
     fault = _fault(sssp.raise_tuple_fault, _GlobalView(vg), _ByLabel(vg, endpoint_reached),
                    _ByLabel(vg, endpoint_distances), reached_unreached, not_minimal)
     fault, unconfirmed, nedge = _settle(vg, root, reached, endpoint_reached, fault, confirmed, parents, distances)
-    if ties_known and not _chains_end(vg, ties, endpoint_parents, unconfirmed):
+    if tie_capacity and not _chains_end(vg, ties, endpoint_parents, unconfirmed):
         _jumped_levels(vg, kernel, parents, root, reached)
     _raise_fault(fault)
     if unconfirmed is not None:
@@ -298,10 +294,10 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
 
 def _compressed(src, dst, weights, num_vertices, empty=None):
     """``(endpoints, local graph, distinct)``: the distinct endpoints, sorted, and the tuples under their places
-    there. NumPy tuples through `partition.DistinctLabels` (``distinct``, kept to place parents in O(1)), each
-    endpoint placed as the grouping reads it (no relabelled copy of the tuples); CuPy tuples (which may live in
-    mapped host memory) chunk by chunk, relabelled by binary search into arrays from ``empty(count, dtype)``
-    (device memory by default), ``distinct`` None."""
+    there; ``distinct`` places labels among the endpoints in O(1) (kept to place parents). NumPy tuples through
+    `partition.DistinctLabels`, each endpoint placed as the grouping reads it (no relabelled copy of the tuples);
+    CuPy tuples (which may live in mapped host memory) chunk by chunk, relabelled through `device.LabelPlaces` into
+    arrays from ``empty(count, dtype)`` (device memory by default)."""
     xp = array_module(src, dst)
     if xp is numpy:
         distinct = DistinctLabels((src, dst), num_vertices)
@@ -311,12 +307,13 @@ def _compressed(src, dst, weights, num_vertices, empty=None):
     endpoints = xp.empty(0, dtype=xp.int64)
     for _, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
         endpoints = xp.unique(xp.concatenate((endpoints, *chunk)).astype(xp.int64, copy=False))
+    distinct = device.LabelPlaces(endpoints, num_vertices)
     index_dtype = index_dtype_for(endpoints.shape[0] + 1)
     relabelled = [(empty or xp.empty)(src.shape[0], index_dtype) for _ in range(2)]
     for first, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
         for target, labels in zip(relabelled, chunk):
-            target[first:first + labels.shape[0]] = xp.searchsorted(endpoints, labels)
-    return endpoints, ValidationGraph.from_edges(*relabelled, endpoints.shape[0] + 1, weights), None
+            distinct.places(labels, target[first:first + labels.shape[0]])
+    return endpoints, ValidationGraph.from_edges(*relabelled, endpoints.shape[0] + 1, weights), distinct
 
 
 def _host_scalar(value):
@@ -515,7 +512,7 @@ def _chains_end(vg, ties, endpoint_parents, unconfirmed):
     if unconfirmed is not None or not _weights_nonnegative(vg):
         return False
     mine = None if ties is None or ties.shape[0] > TIES_A_RANK else (
-        vg.endpoints[ties].astype(numpy.int64), endpoint_parents[ties].astype(numpy.int64))
+        _in(numpy, vg.endpoints[ties]).astype(numpy.int64), _in(numpy, endpoint_parents[ties]).astype(numpy.int64))
     gathered = vg.comm.allgather_object(mine)
     if any(part is None for part in gathered):
         return False

@@ -22,12 +22,13 @@ Rules, in the order they are checked (the first broken one is raised):
    whose weight w gives dist[v] == dist[parent[v]] + w.  The first reached
    unconfirmed vertex is reported.
 
-Steps 3-4 have two implementations with one meaning, both reporting the
+Steps 3-4 have three implementations with one meaning, each reporting the
 first offending tuple in `ValidationGraph` order and the first unconfirmed
 vertex: an array-generic one (NumPy or CuPy) that gathers both endpoints of
-every tuple and scatters the confirmations, and, for NumPy arrays, a fused
+every tuple and scatters the confirmations; for NumPy arrays, a fused
 parallel Numba pass over the vertices, each reading its tuples as first
-endpoint and writing True for either endpoint the tuple confirms; see `bfs`
+endpoint and writing True for either endpoint the tuple confirms; for CuPy
+arrays, a fused CUDA pass, a thread a tuple (`device.sssp_pass`); see `bfs`
 for the same scheme.
 
 Returns nedge (spec section 5, the same count as for BFS from that root), see
@@ -39,10 +40,10 @@ import numpy
 
 from ..compiled import prefetch
 from ..errors import ValidationError
-from . import common
+from . import common, device
 from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
                      first_true, first_unconfirmed, offset, parents_nearer, raise_reached_unreached,
-                     tree_levels, use_numba, wrong_length)
+                     tree_levels, use_cuda, use_numba, wrong_length)
 
 KERNEL = "sssp"
 
@@ -52,7 +53,7 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
 
     `parents`: integer array of length N, parents[v] = -1 for unreached v;
     `distances`: float32 array of length N.  `engine`: "auto" (Numba for
-    NumPy arrays, array-generic otherwise), "numba" or "generic".
+    NumPy arrays, CUDA for CuPy arrays), "numba", "cuda" or "generic".
     """
     if vg.weights is None:
         raise ValueError("SSSP validation needs a ValidationGraph built with weights")
@@ -79,9 +80,10 @@ def edge_pass(xp, vg, root, reached, parents, distances, engine, confirmed=None,
     length N that receives True for every vertex the tuples confirm (the
     distributed validator ORs the ranks' arrays); it may hold True for
     unreached vertices and the root, which no rule reads.  Ties: with a
-    `tie_capacity` and the Numba pass, the vertices a tuple confirmed as
-    near as their parents (int64, repeats possible), or None where a chunk
-    of the pass met more than `tie_capacity` (and always without them).
+    `tie_capacity` and a fused pass, the vertices a tuple confirmed as near
+    as their parents (int64, repeats possible), or None where a chunk of
+    the Numba pass (the whole CUDA pass) met more than `tie_capacity` (and
+    always without them).
     """
     if use_numba(engine, xp):
         if confirmed is None:
@@ -94,6 +96,8 @@ def edge_pass(xp, vg, root, reached, parents, distances, engine, confirmed=None,
         if tie_capacity and (tie_counts <= tie_capacity).all():
             tied = numpy.concatenate([ties[chunk, :count] for chunk, count in enumerate(tie_counts)])
         return (*earliest_per_rule(chunk_firsts[:, :2]), first_unconfirmed(xp, reached, confirmed, root), tied)
+    if use_cuda(engine, xp):
+        return device.sssp_pass(vg, root, reached, parents, distances, confirmed, tie_capacity)
     return (*generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed), None)
 
 

@@ -54,7 +54,8 @@ SSSP_STATE_BYTES = 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4  # light ends, state, queue
 # the checks' arrays (pointer jumping: ancestors, depths and their gathers; levels, flags, confirmations).
 VALIDATION_VERTEX_BYTES = 8 + 8 + 4 * 4 + 4 + 4 * 1 + 1 + 12
 # Device bytes per tuple of a chunk of the validator's pass (`TUPLE_CHUNK` tuples): two staged copies of the
-# labels and weight and, a few at a time, the gathered levels or distances, parents and flags.
+# labels and weight and, a few at a time, the array-generic pass's gathered levels or distances, parents and flags
+# (the fused CUDA pass, the default, needs the copies alone).
 VALIDATION_CHUNK_TUPLE_BYTES = 36 + 12
 CONTEXT_BYTES = 640 << 20  # the CUDA context and the loaded modules: 0.51-0.55 GiB measured on an H100
 # The share of the host's available memory a run may pin: pinned pages cannot be reclaimed, and the processes

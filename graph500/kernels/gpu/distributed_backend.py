@@ -74,6 +74,9 @@ KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 1 + (4 + 8) + 8, "sssp": 1 + (8 + 12) + 4 + 
 # (`distributed.validation_endpoints`, within 0.3% of the counts on CPU ranks).
 VALIDATION_ENDPOINT_BYTES = 8 + 8 + 8 + (4 + 4 + 4 + 1 + 1) + 16
 VALIDATION_OWNED_BYTES = 8 + 8 + 8 + 8 + 4 + 8 + 1 + 1
+# The distributed validator's bits a vertex of the whole graph: the bitmap of the rank's endpoints and each word's
+# count of the set bits before it (`validators.device.LabelPlaces`: 64 bits a word of 64 vertices)
+VALIDATION_BITMAP_BITS = 1 + 1
 # Pinned host bytes a tuple of the validator's copy of the rank's slice: its endpoints' places (int32 each)
 RELABELLED_TUPLE_BYTES = 4 + 4
 
@@ -219,7 +222,7 @@ def device_phases(scale, edgefactor, num_ranks):
     num_vertices = 1 << scale
     slice_tuples = planned_slice_tuples(scale, edgefactor, num_ranks)
     validation = (validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES
-                  + -(-num_vertices // num_ranks) * VALIDATION_OWNED_BYTES
+                  + num_vertices * VALIDATION_BITMAP_BITS // 8 + -(-num_vertices // num_ranks) * VALIDATION_OWNED_BYTES
                   + min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES)
     return {"exchange": min(slice_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES,
             "construction": gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True),
@@ -230,8 +233,9 @@ def device_phases(scale, edgefactor, num_ranks):
 def whole_graph_bytes(scale):
     """The device bytes of `device_phases`' largest pass that every GPU holds for all N vertices, whatever P: the
     label tables and the kernel's bitmaps, requests' staging and send buffers (and the SSSP's gathered
-    distances)."""
-    return (GRAPH_VERTEX_BYTES + max(KERNEL_GRAPH_VERTEX_BYTES.values())) << scale
+    distances), and the validator's bitmap."""
+    return ((GRAPH_VERTEX_BYTES + max(KERNEL_GRAPH_VERTEX_BYTES.values())) << scale) + (
+        (VALIDATION_BITMAP_BITS << scale) // 8)
 
 
 def device_memory_bytes(scale, edgefactor, num_ranks, kind):

@@ -24,6 +24,7 @@ import pathlib
 
 import numpy as np
 
+from graph500.compiled import cuda_kernel
 from graph500.errors import Graph500Error
 
 try:
@@ -33,7 +34,6 @@ except ImportError:  # the package imports without CuPy; nothing here runs then
 
 SOURCE_DIR = pathlib.Path(__file__).parent
 COMMON_HEADER = SOURCE_DIR / "common.cuh"  # put in front of every source (so CuPy's cache key covers it)
-COMPILE_OPTIONS = ("--std=c++17",)
 RESIDENT_THREADS_PER_SM = 2048  # Hopper, Ampere: the most threads a multiprocessor holds
 REGISTERS_PER_SM = 65536
 REGISTER_UNIT = 256  # registers are allocated per warp in multiples of this
@@ -42,17 +42,11 @@ REGISTER_MAPPED = 2  # cudaHostRegisterMapped
 HOST_POINTER_FOR_REGISTERED_MEMORY = 91  # cudaDevAttrCanUseHostPointerForRegisteredMem
 
 
-@functools.lru_cache(maxsize=None)
-def module(source_name, name_expressions=()):
-    """The compiled ``SOURCE_NAME.cu``; template instances to compile are named in ``name_expressions``."""
-    code = COMMON_HEADER.read_text() + (SOURCE_DIR / f"{source_name}.cu").read_text()
-    return cupy.RawModule(code=code, options=COMPILE_OPTIONS, name_expressions=name_expressions or None)
-
-
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=None)  # a lookup by names: searches ask for their kernels every level
 def kernel(source_name, kernel_name, name_expressions=()):
-    """A kernel of ``SOURCE_NAME.cu`` by its (C or template-instance) name."""
-    return module(source_name, tuple(name_expressions)).get_function(kernel_name)
+    """A kernel of ``SOURCE_NAME.cu`` (after ``common.cuh``) by its (C or template-instance) name; template
+    instances to compile are named in ``name_expressions`` (`graph500.compiled.cuda_kernel`)."""
+    return cuda_kernel((COMMON_HEADER, SOURCE_DIR / f"{source_name}.cu"), kernel_name, tuple(name_expressions))
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,0 +1,128 @@
+// The GPU validators' tuple passes (`graph500.validators.device`): one thread a tuple of a chunk the caller staged
+// in device memory, for the rules a tuple decides (bfs steps 4-5, sssp steps 3-4). A rule's first offender is the
+// lowest tuple index any thread found (an atomic minimum over the whole pass, chunk offsets added), so no chunk
+// needs the host; confirmations are plain stores of true (threads that race write the same value).
+// parents are -1 exactly where a vertex is unreached (the callers checked the ranges first).
+
+#define NOT_FOUND 0xffffffffffffffffull
+
+__device__ __forceinline__ void offend(unsigned long long* first_offender, unsigned long long index)
+{
+    if (index < *first_offender) {  // a read first: a faulty tree's many offenders mostly skip the atomic
+        atomicMin(first_offender, index);
+    }
+}
+
+// BFS: firsts[0] the first reached-unreached tuple, firsts[1] the first level jump (both reached, levels more
+// than one apart); confirmed[u] where parents[u] == v, confirmed[v] where parents[v] == u.
+template <typename Index, typename Level>
+__global__ void bfs_tuple_pass(const Index* src, const Index* dst, long long count, long long first,
+                               const Level* levels, const Index* parents, bool* confirmed,
+                               unsigned long long* firsts)
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= count) {
+        return;
+    }
+    Index u = src[i], v = dst[i];
+    long long level_u = levels[u], level_v = levels[v];
+    if ((level_u < 0) != (level_v < 0)) {
+        offend(&firsts[0], first + i);
+        return;
+    }
+    if (level_u < 0) {
+        return;
+    }
+    if (level_u - level_v > 1 || level_v - level_u > 1) {
+        offend(&firsts[1], first + i);
+    }
+    if (parents[u] == v) {
+        confirmed[u] = true;
+    }
+    if (parents[v] == u) {
+        confirmed[v] = true;
+    }
+}
+
+__device__ __forceinline__ void note_tie(long long vertex, long long* ties, unsigned long long* tie_count,
+                                         long long tie_capacity)
+{
+    if (tie_capacity > 0) {
+        unsigned long long slot = atomicAdd(tie_count, 1ull);
+        if (slot < (unsigned long long)tie_capacity) {
+            ties[slot] = vertex;
+        }
+    }
+}
+
+// SSSP (float32 sums, as the reference): firsts[0] the first reached-unreached tuple, firsts[1] the first tuple
+// whose weight would make one endpoint nearer; confirmed[x] where the tuple joins x to its parent with the weight
+// that makes its distance; such an x as near as its parent (a tie) goes to ties[] while tie_capacity lasts
+// (tie_count counts them all).
+template <typename Index>
+__global__ void sssp_tuple_pass(const Index* src, const Index* dst, const float* weights, long long count,
+                                long long first, const Index* parents, const float* distances, bool* confirmed,
+                                unsigned long long* firsts, long long* ties, unsigned long long* tie_count,
+                                long long tie_capacity)
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= count) {
+        return;
+    }
+    Index u = src[i], v = dst[i];
+    Index parent_u = parents[u], parent_v = parents[v];
+    if ((parent_u < 0) != (parent_v < 0)) {
+        offend(&firsts[0], first + i);
+        return;
+    }
+    if (parent_u < 0) {
+        return;
+    }
+    float weight = weights[i], distance_u = distances[u], distance_v = distances[v];
+    float via_u = __fadd_rn(distance_u, weight), via_v = __fadd_rn(distance_v, weight);
+    if (distance_v > via_u || distance_u > via_v) {
+        offend(&firsts[1], first + i);
+    }
+    if (parent_u == v && distance_u == via_v) {
+        confirmed[u] = true;
+        if (distance_u == distance_v) {
+            note_tie(u, ties, tie_count, tie_capacity);
+        }
+    }
+    if (parent_v == u && distance_v == via_u) {
+        confirmed[v] = true;
+        if (distance_v == distance_u) {
+            note_tie(v, ties, tie_count, tie_capacity);
+        }
+    }
+}
+
+// The place of each label among the set bits of words (word_ranks[w]: the set bits before word w), elsewhere
+// where its bit is clear, -1 where the label is negative.
+template <typename Label, typename Place>
+__global__ void bit_places(const Label* labels, long long count, const unsigned long long* words,
+                           const long long* word_ranks, Place elsewhere, Place* places)
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= count) {
+        return;
+    }
+    long long label = labels[i];
+    if (label < 0) {
+        places[i] = -1;
+        return;
+    }
+    unsigned long long word = words[label >> 6], below = (1ull << (label & 63)) - 1;
+    places[i] = (word >> (label & 63)) & 1 ? (Place)(word_ranks[label >> 6] + __popcll(word & below)) : elsewhere;
+}
+
+// The bit of every label in words (labels at most once each or not: an atomic or).
+template <typename Label>
+__global__ void set_bits(const Label* labels, long long count, unsigned long long* words)
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < count) {
+        long long label = labels[i];
+        atomicOr(&words[label >> 6], 1ull << (label & 63));
+    }
+}
