@@ -10,10 +10,10 @@ under the kernels. The array-generic pass (engine "generic") makes a dozen
 kernels and two host reads a chunk of the same gathers; both report the same
 tuples and vertices.
 
-`LabelPlaces` gives each label its place among a sorted set of distinct labels
-in O(1) (a bitmap of all N labels and the set bits before each word, N / 8
-bytes each), as `graph500.partition.DistinctLabels` does on NumPy: the
-distributed validator's compressed parents on GPU ranks.
+`LabelPlaces` gives each label its place among a set of distinct labels in
+O(1) (a bitmap of all N labels and the set bits before each word, N / 8 bytes
+each), as `graph500.partition.DistinctLabels` does on NumPy: the distributed
+validator's endpoints and parents on GPU ranks.
 """
 
 import pathlib
@@ -21,6 +21,7 @@ import pathlib
 import numpy
 
 from ..compiled import cuda_kernel
+from ..partition import bitmap_words
 from .common import first_unconfirmed
 
 try:
@@ -97,15 +98,30 @@ def sssp_pass(vg, root, reached, parents, distances, confirmed=None, tie_capacit
     return reached_unreached, not_minimal, first_unconfirmed(cupy, reached, confirmed, root), tied
 
 
-class LabelPlaces:
-    """The places of labels among ``labels`` (CuPy, sorted, distinct, each in [0, num_vertices)) in O(1)."""
+def set_bits(words, labels):
+    """Set the bit of each of ``labels`` (CuPy, each in [0, 64 len(words))) in the uint64 ``words``."""
+    _launch("set_bits", (labels.dtype,), labels.shape[0], labels, numpy.int64(labels.shape[0]), words)
 
-    def __init__(self, labels, num_vertices):
-        self.count = labels.shape[0]
-        self.words = cupy.zeros(max(1, -(-int(num_vertices) // 64)), dtype=cupy.uint64)
-        _launch("set_bits", (labels.dtype,), self.count, labels, numpy.int64(self.count), self.words)
-        word_counts = cupy.bincount(labels >> 6, minlength=self.words.shape[0])
-        self.word_ranks = cupy.cumsum(word_counts) - word_counts
+
+class LabelPlaces:
+    """The distinct labels of CuPy integer ``arrays`` (each in [0, N)), as `partition.DistinctLabels` on NumPy:
+    ``labels`` (sorted, int64), ``words`` (the bitmap, uint64) and ``word_ranks`` (the set bits before each word,
+    int64); ``words``: their bitmap already set by the caller (`set_bits`), taken as it is."""
+
+    def __init__(self, arrays, num_vertices, words=None):
+        self.words = cupy.zeros(bitmap_words(num_vertices), dtype=cupy.uint64) if words is None else words
+        for array in arrays:
+            set_bits(self.words, array)
+        num_words = numpy.int64(self.words.shape[0])
+        counts = cupy.empty(self.words.shape[0], dtype=cupy.int64)
+        cuda_kernel(SOURCES, "word_counts", _INSTANCES)((-(-num_words // THREADS),), (THREADS,),
+                                                         (self.words, num_words, counts))
+        self.word_ranks = cupy.cumsum(counts)
+        self.count = int(self.word_ranks[-1])  # a read
+        self.word_ranks -= counts
+        self.labels = cupy.empty(self.count, dtype=cupy.int64)
+        cuda_kernel(SOURCES, "bit_labels", _INSTANCES)((-(-num_words // THREADS),), (THREADS,),
+                                                        (self.words, num_words, self.word_ranks, self.labels))
 
     def places(self, labels, out):
         """Each label's place among the distinct ones, into ``out`` (int32 or int64); -1 stays -1 and a label not

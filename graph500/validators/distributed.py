@@ -16,11 +16,12 @@ when given one. Every call is collective.
 2. Vertex rules on each rank's block (parent range, the root's parent, BFS
    self-parents, the root's distance): the lowest offending vertex over the
    ranks (blocks are in label order), as one process finds it.
-3. Levels: a BFS on NumPy ranks from the root, a round a level: each rank
-   asks the owners of its vertices' distinct parents once, then round k every
-   owner sends the places of those at level k (an alltoallv) and they set
-   level k + 1 on their children; elsewhere, for a tree deeper than
-   ``LEVEL_ROUNDS`` and for an SSSP by pointer jumping: a round asks the
+3. Levels: a BFS (the fused passes' engines) from the root, a round a
+   level: each rank asks the owners of its vertices' distinct parents once,
+   then round k every owner sends the places of those at level k (an
+   alltoallv) and they set level k + 1 on their children; elsewhere (the
+   array-generic engine), for a tree deeper than ``LEVEL_ROUNDS`` and for an
+   SSSP where the tuple pass leaves a doubt, by pointer jumping: a round asks the
    owners of the pending vertices' ancestors for their (ancestor, depth), an
    alltoallv of requests and one of answers. ``cycle`` where a reached
    vertex's chain does not reach the root. An SSSP (the fused passes, Numba
@@ -304,10 +305,12 @@ def _compressed(src, dst, weights, num_vertices, empty=None):
         endpoints = distinct.labels
         return endpoints, ValidationGraph.from_host_edges(src, dst, endpoints.shape[0] + 1, weights,
                                                           places=distinct), distinct
-    endpoints = xp.empty(0, dtype=xp.int64)
+    words = xp.zeros(bitmap_words(num_vertices), dtype=xp.uint64)
     for _, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
-        endpoints = xp.unique(xp.concatenate((endpoints, *chunk)).astype(xp.int64, copy=False))
-    distinct = device.LabelPlaces(endpoints, num_vertices)
+        for labels in chunk:
+            device.set_bits(words, labels)
+    distinct = device.LabelPlaces((), num_vertices, words)
+    endpoints = distinct.labels
     index_dtype = index_dtype_for(endpoints.shape[0] + 1)
     relabelled = [(empty or xp.empty)(src.shape[0], index_dtype) for _ in range(2)]
     for first, chunk in staged_chunks((src, dst), TUPLE_CHUNK):
@@ -374,13 +377,14 @@ def _check_parents(vg, kernel, root, parents):
 
 
 def _tree_levels(vg, kernel, parents, root, reached, engine):
-    """Levels of this rank's vertices (-1 unreached) (step 3): from the root, a round a level, on NumPy ranks with
-    the Numba engine (`_levels_from_root`); else, or past `LEVEL_ROUNDS` levels, by pointer jumping
-    (`_jumped_levels`). Raise `cycle` at the lowest vertex whose parent chain does not reach the root."""
-    levels = _levels_from_root(vg, parents, root, reached) if use_numba(engine, vg.xp) else None
+    """Levels of this rank's vertices (-1 unreached) (step 3): from the root, a round a level, with the fused
+    passes' engines (`_levels_from_root`); with the array-generic one, or past `LEVEL_ROUNDS` levels, by pointer
+    jumping (`_jumped_levels`). Raise `cycle` at the lowest vertex whose parent chain does not reach the root."""
+    fused = use_numba(engine, vg.xp) or use_cuda(engine, vg.xp)
+    levels = _levels_from_root(vg, parents, root, reached) if fused else None
     if levels is None:
         return _jumped_levels(vg, kernel, parents, root, reached)
-    fault = vg.lowest(first_true(numpy, reached & (levels < 0)))
+    fault = vg.lowest(first_true(vg.xp, reached & (levels < 0)))
     raise_cycle(kernel, None if fault is None else fault[0], root)
     return levels
 
@@ -390,39 +394,95 @@ def _levels_from_root(vg, parents, root, reached):
     `LEVEL_ROUNDS` rounds (collective). Each rank asks the owners of its vertices' distinct parents once (an
     alltoallv); round k, every owner sends each rank the places, among that rank's parents, of those it asked
     that are at level k (an alltoallv), and the rank sets level k + 1 on their children that are parents too
-    (`_internal_children`: only those travel on); when no rank sends any, every reached vertex takes its parent's
-    level + 1 in one pass (`_child_levels`). A round a level, where the pointer jumping asks every pending
-    vertex's ancestor a round, and each vertex's parent looked up twice in all."""
-    comm, first, count = vg.comm, vg.first, parents.shape[0]
+    (`_InternalChildren`: only those travel on); when no rank sends any, every reached vertex takes its parent's
+    level + 1 in one pass (`_InternalChildren.finish`). A round a level, where the pointer jumping asks every
+    pending vertex's ancestor a round, and each vertex's parent looked up twice in all."""
+    xp, comm, first, count = vg.xp, vg.comm, vg.first, parents.shape[0]
     root_index = root - first if first <= root < first + count else -1
-    words = numpy.zeros(bitmap_words(vg.num_vertices), dtype=numpy.uint64)
-    _set_parent_bits(parents, reached, root_index, words)
-    distinct = DistinctLabels((), vg.num_vertices, words)
-    targets = distinct.labels.astype(numpy.int64)  # in label order: grouped by owner
-    target_first = _firsts(vg.blocks.counts_of(targets))
+    children = _InternalChildren(xp, parents, reached, root_index, vg.num_vertices)
+    targets = children.distinct.labels.astype(numpy.int64, copy=False)  # in label order: grouped by owner
+    target_first = _firsts(vg.blocks.counts_of(targets, xp))
     (asked,), asked_counts = comm.alltoallv((targets,), numpy.diff(target_first))
     asked -= first  # the block's vertices the ranks' children name, grouped by the asking rank
     asked_first = _firsts(asked_counts)
-    internal = numpy.zeros(count, dtype=numpy.bool_)
-    internal[asked] = True
-    child_offsets, children = _internal_children(parents, reached, internal, root_index, distinct.words,
-                                                 distinct.word_ranks, targets.shape[0])
-    levels = numpy.full(count, -1, dtype=numpy.int32 if vg.num_vertices <= 2**31 else numpy.int64)
-    target_levels = numpy.full(targets.shape[0], -1, dtype=levels.dtype)
+    children.group(asked)
+    levels = xp.full(count, -1, dtype=numpy.int32 if vg.num_vertices <= 2**31 else numpy.int64)
+    target_levels = xp.full(targets.shape[0], -1, dtype=levels.dtype)
     if root_index >= 0:
         levels[root_index] = 0
     for level in range(LEVEL_ROUNDS):
-        at_level = numpy.flatnonzero(levels[asked] == level)  # grouped by the asking rank, as asked
-        send_counts = numpy.diff(numpy.searchsorted(at_level, asked_first))
-        (places,), place_counts = comm.alltoallv((at_level - numpy.repeat(asked_first[:-1], send_counts),),
+        at_level = xp.flatnonzero(levels[asked] == level)  # grouped by the asking rank, as asked
+        send_counts = numpy.diff(_in(numpy, xp.searchsorted(at_level, xp.asarray(asked_first))))
+        (places,), place_counts = comm.alltoallv((at_level - _segment_starts(xp, asked_first, send_counts),),
                                                  send_counts)
         if not comm.allreduce(int(places.shape[0]), "sum"):
-            _child_levels(parents, reached, root_index, distinct.words, distinct.word_ranks, target_levels, levels)
+            children.finish(target_levels, levels)
             return levels
-        places += numpy.repeat(target_first[:-1], place_counts)
+        places += _segment_starts(xp, target_first, place_counts)
         target_levels[places] = level
-        _set_levels(places, child_offsets, children, levels, level + 1)
+        children.set_levels(places, target_levels, levels, level + 1)
     return None
+
+
+def _segment_starts(xp, firsts, counts):
+    """``firsts[r]`` repeated ``counts[r]`` times (both host arrays, one item a rank), in array module ``xp``."""
+    if xp is numpy:
+        return numpy.repeat(firsts[:-1], counts)
+    return xp.repeat(xp.asarray(firsts[:-1]), counts.tolist())
+
+
+class _InternalChildren:
+    """A rank's reached vertices (the root apart) by their parents' places among the rank's distinct parents
+    (``distinct``: `partition.DistinctLabels` on NumPy, `device.LabelPlaces` on CuPy), for `_levels_from_root`.
+    NumPy: the ones that are parents too grouped by parent place (a counting sort, Numba), so a round visits the
+    children of the parents it reached alone; CuPy: those ones and their parents' places, a round one gather of
+    them all."""
+
+    def __init__(self, xp, parents, reached, root_index, num_vertices):
+        self.xp, self.parents, self.reached, self.root_index = xp, parents, reached, root_index
+        words = xp.zeros(bitmap_words(num_vertices), dtype=xp.uint64)
+        if xp is numpy:
+            _set_parent_bits(parents, reached, root_index, words)
+            self.distinct = DistinctLabels((), num_vertices, words)
+        else:
+            self.below_root = xp.flatnonzero(reached)  # the reached vertices but the root
+            if root_index >= 0:
+                self.below_root = self.below_root[self.below_root != root_index]
+            self.distinct = device.LabelPlaces((parents[self.below_root],), num_vertices, words)
+
+    def group(self, asked):
+        """Keep the children that are parents too (``asked``: the rank's vertices any rank's children name)."""
+        xp = self.xp
+        internal = xp.zeros(self.parents.shape[0], dtype=xp.bool_)
+        internal[asked] = True
+        if xp is numpy:
+            self.offsets, self.members = _internal_children(
+                self.parents, self.reached, internal, self.root_index, self.distinct.words, self.distinct.word_ranks,
+                self.distinct.labels.shape[0])
+        else:
+            self.members = self.below_root[internal[self.below_root]]
+            self.member_places = self._places(self.members)
+
+    def set_levels(self, places, target_levels, levels, level):
+        """``level`` on the kept children of the parents at ``places`` (``target_levels`` holds their levels)."""
+        if self.xp is numpy:
+            _set_levels(places, self.offsets, self.members, levels, level)
+        else:
+            levels[self.members[target_levels[self.member_places] == level - 1]] = level
+
+    def finish(self, target_levels, levels):
+        """Every reached vertex but the root its parent's level + 1 (``target_levels`` by the parent's place), -1
+        where the parent has none."""
+        if self.xp is numpy:
+            _child_levels(self.parents, self.reached, self.root_index, self.distinct.words, self.distinct.word_ranks,
+                          target_levels, levels)
+        else:
+            parent_levels = target_levels[self._places(self.below_root)]
+            levels[self.below_root] = self.xp.where(parent_levels >= 0, parent_levels + 1, -1)
+
+    def _places(self, vertices):
+        """The places of ``vertices``' parents among the distinct ones (CuPy)."""
+        return self.distinct.places(self.parents[vertices], self.xp.empty(vertices.shape[0], dtype=numpy.int64))
 
 
 def _firsts(counts):

@@ -116,6 +116,29 @@ __global__ void bit_places(const Label* labels, long long count, const unsigned 
     places[i] = (word >> (label & 63)) & 1 ? (Place)(word_ranks[label >> 6] + __popcll(word & below)) : elsewhere;
 }
 
+// The set bits of each word.
+__global__ void word_counts(const unsigned long long* words, long long num_words, long long* counts)
+{
+    long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (w < num_words) {
+        counts[w] = __popcll(words[w]);
+    }
+}
+
+// The labels of the set bits, in order: word w's at labels[word_ranks[w]:].
+__global__ void bit_labels(const unsigned long long* words, long long num_words, const long long* word_ranks,
+                           long long* labels)
+{
+    long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (w >= num_words) {
+        return;
+    }
+    long long at = word_ranks[w];
+    for (unsigned long long word = words[w]; word != 0; word &= word - 1) {
+        labels[at++] = w * 64 + __ffsll((long long)word) - 1;
+    }
+}
+
 // The bit of every label in words (labels at most once each or not: an atomic or).
 template <typename Label>
 __global__ void set_bits(const Label* labels, long long count, unsigned long long* words)
