@@ -117,7 +117,7 @@ __global__ void bit_places(const Label* labels, long long count, const unsigned 
 }
 
 // The set bits of each word.
-__global__ void word_counts(const unsigned long long* words, long long num_words, long long* counts)
+extern "C" __global__ void word_counts(const unsigned long long* words, long long num_words, long long* counts)
 {
     long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (w < num_words) {
@@ -126,7 +126,7 @@ __global__ void word_counts(const unsigned long long* words, long long num_words
 }
 
 // The labels of the set bits, in order: word w's at labels[word_ranks[w]:].
-__global__ void bit_labels(const unsigned long long* words, long long num_words, const long long* word_ranks,
+extern "C" __global__ void bit_labels(const unsigned long long* words, long long num_words, const long long* word_ranks,
                            long long* labels)
 {
     long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x;
