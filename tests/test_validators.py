@@ -728,3 +728,22 @@ def test_graph_groups_tuples_stably_by_each_endpoint(threads, weighted):
         np.testing.assert_array_equal(vg.weights, weights[keep][by_src])
     else:
         assert vg.weights is None
+
+
+def test_every_cuda_kernel_can_be_found_by_name():
+    """CuPy finds a kernel by its name: a non-template kernel of the package's CUDA sources must have C linkage
+    (a C++ name is mangled: the launch fails on the device alone), and every template instance the validators
+    compile names a template kernel of their source."""
+    import pathlib
+    import re
+
+    from graph500.validators import device
+
+    kernel = re.compile(r'(template\s*<[^>]*>\s*)?(extern "C"\s+)?__global__\s+void\s+(\w+)')
+    sources = sorted(pathlib.Path(validators.__file__).parent.parent.rglob("*.cu"))
+    assert len(sources) > 1
+    for source in sources:
+        for match in kernel.finditer(source.read_text()):
+            assert match.group(1) or match.group(2), f"{source.name}: {match.group(3)} has a C++ name"
+    templates = {match.group(3) for match in kernel.finditer(device.SOURCES[0].read_text()) if match.group(1)}
+    assert {instance.split("<")[0] for instance in device._INSTANCES} == templates
