@@ -237,6 +237,7 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     parents = parents.astype(index_dtype_for(vg.num_vertices), copy=False)  # each -1 or a vertex now
     labels = vg.first + xp.arange(parents.shape[0], dtype=xp.int64)
     fault = vg.lowest(first_true(xp, reached & (parents == labels) & (labels != root)))
+    del labels  # 8 bytes an owned vertex, not held through the levels and the pass
     bfs.raise_self_parent(None if fault is None else fault[0], root)
     levels = _tree_levels(vg, kernel, parents, root, reached, engine)
     # the fetch sends a level an endpoint: in the narrowest type that holds every rank's (a byte, mostly)
