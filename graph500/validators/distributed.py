@@ -406,6 +406,7 @@ def _levels_from_root(vg, parents, root, reached):
     (asked,), asked_counts = comm.alltoallv((targets,), numpy.diff(target_first))
     asked -= first  # the block's vertices the ranks' children name, grouped by the asking rank
     asked_first = _firsts(asked_counts)
+    asked_bounds = xp.asarray(asked_first)  # where each asking rank's part ends, in the array module: once
     children.group(asked)
     levels = xp.full(count, -1, dtype=numpy.int32 if vg.num_vertices <= 2**31 else numpy.int64)
     target_levels = xp.full(targets.shape[0], -1, dtype=levels.dtype)
@@ -413,7 +414,7 @@ def _levels_from_root(vg, parents, root, reached):
         levels[root_index] = 0
     for level in range(LEVEL_ROUNDS):
         at_level = xp.flatnonzero(levels[asked] == level)  # grouped by the asking rank, as asked
-        send_counts = numpy.diff(_in(numpy, xp.searchsorted(at_level, xp.asarray(asked_first))))
+        send_counts = numpy.diff(_in(numpy, xp.searchsorted(at_level, asked_bounds)))
         (places,), place_counts = comm.alltoallv((at_level - _segment_starts(xp, asked_first, send_counts),),
                                                  send_counts)
         if not comm.allreduce(int(places.shape[0]), "sum"):
