@@ -8,6 +8,7 @@ the tuples in mapped host memory, as `graph500 run --backend gpu` keeps them,
 read in chunks of 4 tuples so that faults lie in later chunks.
 """
 
+import contextlib
 import heapq
 import subprocess
 import sys
@@ -19,7 +20,7 @@ import pytest
 
 from graph500 import validators
 from graph500.errors import ValidationError
-from graph500.validators import ValidationGraph, common
+from graph500.validators import ValidationGraph, common, distributed
 from graph500.validators import bfs as bfs_validator
 from graph500.validators import sssp as sssp_validator
 
@@ -53,18 +54,26 @@ def on_device(vg, *arrays):
     return (device_vg, *(cupy.asarray(array) for array in arrays))
 
 
+@contextlib.contextmanager
+def small_device_chunks():
+    """The validators' CuPy passes and relabelling read their tuples in chunks of `DEVICE_TUPLE_CHUNK` (NumPy's
+    read theirs whole either way)."""
+    chunk = common.TUPLE_CHUNK
+    common.TUPLE_CHUNK = distributed.TUPLE_CHUNK = DEVICE_TUPLE_CHUNK
+    try:
+        yield
+    finally:
+        common.TUPLE_CHUNK = distributed.TUPLE_CHUNK = chunk
+
+
 def with_engine(validate, engine, vg, root, *arrays):
     """``validate(vg, root, *arrays)`` by ``engine``: "generic" or "numba" on NumPy, "device" (the array-generic
     pass) or "cuda" on CuPy, in chunks of `DEVICE_TUPLE_CHUNK` tuples."""
     if engine not in DEVICE_ENGINES:
         return validate(vg, root, *arrays, engine=engine)
-    chunk = common.TUPLE_CHUNK
-    common.TUPLE_CHUNK = DEVICE_TUPLE_CHUNK
-    try:
+    with small_device_chunks():
         device_vg, *device_arrays = on_device(vg, *arrays)
         return validate(device_vg, root, *device_arrays, engine="generic" if engine == "device" else engine)
-    finally:
-        common.TUPLE_CHUNK = chunk
 
 
 def validate_bfs(vg, root, parents, engine="auto"):
