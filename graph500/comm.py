@@ -15,6 +15,12 @@ algorithms never know what carries the data:
   `MPICommunicator` it is built on. NCCL has no bitwise OR: ``"or"`` is the
   maximum, on boolean or uint8 arrays only. NVLink multicast (NVLS) is kept
   off (``NCCL_NVLS_ENABLE=0``, set here unless the environment sets it).
+  NCCL's set-up is the communicator's, not a timed step's: its connections
+  are made when it is created (``NCCL_RUNTIME_CONNECT=0``, unless the
+  environment sets it; NCCL otherwise makes them at their first use, such as
+  the first captured level of a search kernel's set-up), and one small
+  exchange and allreduce then load NCCL's device code (a rank's first
+  transfer otherwise waits about a second for it, inside kernel 1).
 
 The operations (all collective: every rank calls them in the same order):
 
@@ -289,6 +295,9 @@ class MPICommunicator:
                 "mpi_library": " ".join(self._mpi.Get_library_version().splitlines()[0].split())}
 
 
+WARM_UP_ITEMS = 1 << 18  # words a rank sends each peer when an `NCCLCommunicator` is made (1 MiB)
+
+
 class NCCLCommunicator:
     """Collectives on CuPy arrays through NCCL, one GPU per rank, over an `MPICommunicator` of the same ranks.
 
@@ -301,6 +310,7 @@ class NCCLCommunicator:
 
     def __init__(self, host):
         os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+        os.environ.setdefault("NCCL_RUNTIME_CONNECT", "0")
         import cupy
         from cupy.cuda import nccl
 
@@ -316,6 +326,17 @@ class NCCLCommunicator:
                        np.dtype(np.uint32): nccl.NCCL_UINT32, np.dtype(np.int64): nccl.NCCL_INT64,
                        np.dtype(np.uint64): nccl.NCCL_UINT64, np.dtype(np.float32): nccl.NCCL_FLOAT32,
                        np.dtype(np.float64): nccl.NCCL_FLOAT64}  # the arrays' types, looked up on every transfer
+        self._warm_up()
+
+    def _warm_up(self):
+        """One exchange with every peer and one allreduce, waited for: NCCL's device code loaded and its
+        transfers set up here, not in the first timed step that calls NCCL."""
+        cupy = self._cupy
+        send = cupy.zeros(self.size * WARM_UP_ITEMS, dtype=np.uint32)
+        counts = np.full(self.size, WARM_UP_ITEMS, dtype=np.int64)
+        self.alltoallv((send,), counts, counts)
+        self.allreduce(send[:1], "sum")
+        cupy.cuda.get_current_stream().synchronize()
 
     def _type(self, array):
         try:

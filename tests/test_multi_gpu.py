@@ -34,6 +34,7 @@ from graph500.comm import NCCLCommunicator, world
 comm = NCCLCommunicator(world())
 rank, size = comm.rank, comm.size
 assert size == 2 and os.environ["NCCL_NVLS_ENABLE"] == "0"
+assert os.environ["NCCL_RUNTIME_CONNECT"] == "0", "NCCL connects when the communicator is made, not in a timed step"
 assert cupy.cuda.Device().id == rank, "one GPU per rank"
 # allgather of uneven device parts, in rank order
 gathered = comm.allgather(cupy.full(rank + 2, rank, dtype=cupy.int32))
