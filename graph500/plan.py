@@ -14,7 +14,9 @@ run pins at most 90% of a host's memory). ``--json`` prints one JSON object with
 ``bytes_per_host`` and, on GPUs, ``bytes_per_gpu`` (integers), and the phases; on several ranks
 ``whole_graph_bytes``, the part of a rank's (a GPU's) peak held for all N vertices, which more ranks do not
 shrink, and on several GPUs ``kernel1_on_device_bytes``, the free memory a GPU needs for kernel 1 to keep the tuples
-it receives on it (else they go to pinned host memory and kernel 1 reads them over the bus).
+it receives on it (else they go to pinned host memory and kernel 1 reads them over the bus); on GPUs
+``validation_on_device_bytes``, the free memory a GPU needs for the validator to keep its tuples on it (else its
+passes read them from pinned host memory over the bus, every tree).
 """
 
 import json
@@ -57,6 +59,9 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
         plan.update(phases_on="gpu", phases=phases, context=context, bytes_per_gpu=int(max(phases.values()) + context))
         if ranks > 1:  # where kernel 1 keeps the tuples a GPU receives on it (else in host memory: slower)
             plan["kernel1_on_device_bytes"] = int(gpu_distributed.kernel1_on_device_bytes(scale, edgefactor, ranks))
+        plan["validation_on_device_bytes"] = int(  # where the validator keeps its tuples on the GPU (else: slower)
+            gpu_backend.validation_on_device_bytes(scale, edgefactor) if ranks == 1
+            else gpu_distributed.validation_on_device_bytes(scale, edgefactor, ranks))
     if ranks > 1:  # what more ranks do not shrink
         plan["whole_graph_bytes"] = int(whole_graph)
     plan["bytes_per_rank"] = int(per_rank)
@@ -109,6 +114,10 @@ def plan_text(plan):
         lines.append(f"kernel 1 keeps the tuples a GPU receives on it where the GPU has "
                      f"{plan['kernel1_on_device_bytes'] / GIB:.2f} GiB (context and NCCL counted), else in pinned "
                      f"host memory, read over the bus (several times slower)")
+    if "validation_on_device_bytes" in plan:
+        lines.append(f"the validator keeps its tuples on the GPU where it has "
+                     f"{plan['validation_on_device_bytes'] / GIB:.2f} GiB, else reads them from pinned host memory "
+                     f"over the bus every tree (several times slower)")
     lines.append(f"a host: {plan['bytes_per_host'] / GIB:.2f} GiB")
     return lines
 

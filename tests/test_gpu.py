@@ -538,14 +538,22 @@ def test_backend_refuses_a_run_that_does_not_fit_and_names_the_largest_that_does
     assert gpu_backend.memory_estimate_bytes(largest + 1, 16) - gpu_backend.CONTEXT_BYTES > free
 
 
-def test_backend_gives_the_bfs_no_row_copy_and_estimates_the_larger_pass():
+def test_backend_gives_the_bfs_no_row_copy_and_estimates_the_larger_pass(monkeypatch):
+    """The estimate: the larger pass with the validator's copy of the tuples where it fits, else without."""
     scale, edgefactor = 20, 16
     backend = GPUBackend()
     backend.check_memory(scale, edgefactor)
     assert backend.kernel_options(gpu_bfs.DirectionOptimizingBFS) == {"row_copy": False}
     assert backend.kernel_options(gpu_sssp.DeltaSteppingSSSP) == {}
+    facts = backend.describe()
+    assert facts["validation_tuples"] == "device"
+    assert facts["device_memory_estimate_bytes"] == gpu_backend.validation_on_device_bytes(scale, edgefactor)
+    monkeypatch.setattr(gpu_backend, "validation_on_device_bytes", lambda *arguments: float("inf"))
+    backend.check_memory(scale, edgefactor)
     phases = gpu_backend.device_memory_plan(scale, edgefactor)
-    assert backend.describe()["device_memory_estimate_bytes"] == max(phases.values()) + gpu_backend.CONTEXT_BYTES
+    facts = backend.describe()
+    assert facts["validation_tuples"] == "host"
+    assert facts["device_memory_estimate_bytes"] == max(phases.values()) + gpu_backend.CONTEXT_BYTES
 
 
 def test_backend_refuses_to_pin_more_than_its_share_of_the_available_host_memory(monkeypatch):
@@ -746,12 +754,31 @@ def test_gpu_generator_equals_cpu_generator(scale, edgefactor, seed1, seed2, sta
     np.testing.assert_array_equal(weights.view(np.uint32), expected_weights.view(np.uint32))
 
 
-def test_harness_runs_on_the_gpu(tmp_path):
+def test_the_validators_chunks_are_views_of_device_memory_and_copies_of_mapped_host_memory():
+    from graph500.kernels.gpu import runtime
+    from graph500.validators.common import in_device_memory, staged_chunks
+
+    device = cupy.arange(10, dtype=cupy.int32)
+    host = runtime.host_mapped_copy(device)
+    assert in_device_memory(device) and not in_device_memory(host)
+    for array, viewed in ((device, True), (host, False)):
+        chunks = [(first, chunk[0].data.ptr, chunk[0].get().tolist()) for first, chunk in staged_chunks((array,), 4)]
+        assert [values for _, _, values in chunks] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+        assert all((pointer == array.data.ptr + 4 * first) == viewed for first, pointer, _ in chunks)
+
+
+@pytest.mark.parametrize("tuples_on_device", [True, False])
+def test_harness_runs_on_the_gpu(tmp_path, monkeypatch, tuples_on_device):
+    """The reference's nedge, every tree valid, the validator's tuples in device memory where the plan has room
+    for them and in mapped host memory where not."""
+    if not tuples_on_device:
+        monkeypatch.setattr(gpu_backend, "validation_on_device_bytes", lambda *arguments: float("inf"))
     out = text_io.StringIO()
     config = harness.RunConfig(scale=10, backend="gpu", progress=False, json_path=str(tmp_path / "run.json"))
     assert harness.run(config, stdout=out) == 0
     report = out.getvalue()
     extensions = json.loads((tmp_path / "run.json").read_text())["extensions"]
+    assert extensions["validation_tuples"] == ("device" if tuples_on_device else "host")
     assert 0 < extensions["device_memory_peak_bytes"] <= extensions["device_memory_estimate_bytes"]
     assert re.search(r"bfs  harmonic_mean_TEPS:\s+!\s+\d", report)
     assert re.search(r"sssp harmonic_mean_TEPS:\s+!\s+\d", report)

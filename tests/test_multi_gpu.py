@@ -104,7 +104,7 @@ def test_nccl_communicator_collectives_on_two_gpus(tmp_path):
 
 
 # `graph500 run` with the requests' blind part (requests.BLIND_CAPACITY) set by the first argument (0: unchanged)
-# and, where the second is 1, kernel 1's received tuples in host memory whatever the GPU's room
+# and, where the second is 1, kernel 1's received tuples and the validator's in host memory whatever the GPU's room
 SETTINGS_RUN = """
 import sys
 from graph500 import cli
@@ -115,6 +115,7 @@ if int(sys.argv[1]):
     DistributedDirectionOptimizingBFS.__init__.__kwdefaults__["beta"] = float("inf")  # bottom-up to the end
 if int(sys.argv[2]):
     distributed_backend.on_device_exchange_bytes = lambda *arguments: float("inf")
+    distributed_backend.validation_on_device_bytes = lambda *arguments: float("inf")
 sys.exit(cli.main(sys.argv[3:]))
 """
 
@@ -144,11 +145,13 @@ def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks,
     """Same roots and nedge as one GPU (a one-rank run), every tree valid, the multi-GPU kernels; 3 ranks: blocks
     of unequal size; a blind part of 8 requests: most exchanges send the rest in a second exchange, and the BFS
     stays bottom-up to the end once bottom-up (infinite beta: several levels a read); kernel 1's
-    received tuples in host memory: the slice given back as it is sent and generated again for validation."""
+    received tuples in host memory: the slice given back as it is sent and generated again for validation, and the
+    validator's tuples read from mapped host memory (else from device memory)."""
     if visible_gpus() < num_ranks:
         pytest.skip(f"needs {num_ranks} GPUs")
     fields, record = _gpu_run(num_ranks, tmp_path, capacity, host_exchange)
     assert fields["kernel1_received_tuples"].startswith("host" if host_exchange else "device")
+    assert fields["validation_tuples"] == ("host" if host_exchange else "device")
     assert fields["num_mpi_processes"] == str(num_ranks) and fields["validation"] == "passed"
     assert fields["bfs_kernel"] == "gpu-distributed-direction-optimizing"
     assert fields["sssp_kernel"] == "gpu-distributed-delta-stepping"

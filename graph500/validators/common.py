@@ -18,9 +18,11 @@ fit) and their float32 weights, and every vertex's count of tuples (not
 self-loops) having it as FIRST endpoint. On NumPy arrays the tuples are
 copied without self-loops, grouped by first endpoint and (first endpoints
 only, for the BFS pass) by second. On CuPy arrays they are kept as given (a
-self-loop breaks no rule) and read in chunks of `TUPLE_CHUNK`, each brought
-to the device while the last is checked, so they may live in mapped host
-memory: the validator's device memory is per vertex plus two chunks. nedge
+self-loop breaks no rule) and read in chunks of `TUPLE_CHUNK`: in place
+where they are in device memory (where the backend finds room for them),
+else each chunk brought to the device while the last is checked, so they
+may live in mapped host memory: the validator's device memory is then per
+vertex plus two chunks. nedge
 (spec section 5) is the sum of the first-endpoint counts over the reached
 vertices: once reached-unreached holds, a tuple has both endpoints reached
 or neither.
@@ -265,9 +267,15 @@ def staged_chunks(arrays, chunk_size):
     the device's work overlap); a set is refilled only once the work queued
     on the current stream until the caller asked for the next chunk is done,
     and the first copies only once the work queued before the call is.
+    Arrays all in device memory are handed out as they are, a chunk's views
+    (nothing to copy: the device reads them at its own speed).
     """
     count = arrays[0].shape[0]
     if count == 0:
+        return
+    if all(in_device_memory(array) for array in arrays):
+        for first in range(0, count, chunk_size):
+            yield first, [array[first:first + chunk_size] for array in arrays]
         return
     size = min(chunk_size, count)
     buffers = [[cupy.empty(size, dtype=array.dtype) for array in arrays] for _ in range(2)]
@@ -300,6 +308,12 @@ def staged_chunks(arrays, chunk_size):
             released[slot] = work.record()
     finally:  # the caller may stop early: no copy may still write into buffers the pool hands out again
         work.wait_event(copied)
+
+
+def in_device_memory(array):
+    """Whether a CuPy array's memory is the device's: no host address reaches it (pinned host memory mapped into
+    the device's address space has one)."""
+    return array.size == 0 or cupy.cuda.runtime.pointerGetAttributes(array.data.ptr).hostPointer == 0
 
 
 def group_by_key(keys, others, weights, num_vertices, index_dtype, places=None):

@@ -82,6 +82,15 @@ def memory_estimate_bytes(scale, edgefactor):
     return max(device_memory_plan(scale, edgefactor).values()) + CONTEXT_BYTES
 
 
+def validation_on_device_bytes(scale, edgefactor):
+    """The device memory a GPU needs (context counted) for the validator to keep a copy of the edge list on it
+    (`EDGE_LIST_BYTES` a tuple, in both passes): its passes then read the tuples at the device's speed, where
+    from pinned host memory they cross the bus every tree."""
+    plan = device_memory_plan(scale, edgefactor)
+    tuples = (edgefactor << scale) * EDGE_LIST_BYTES
+    return max(plan["construction"], plan["bfs pass"] + tuples, plan["sssp pass"] + tuples) + CONTEXT_BYTES
+
+
 def host_memory_bytes(scale, edgefactor):
     """Pinned host bytes of a run: the edge list."""
     return (edgefactor << scale) * EDGE_LIST_BYTES
@@ -127,6 +136,7 @@ class GPUBackend:
     def __init__(self):
         self._high_water = runtime.PoolHighWater()
         self._estimate = None  # set by check_memory
+        self._validation_on_device = False  # set by check_memory: where the plan leaves room for the tuples
 
     def describe(self):
         """Facts for the report's extensions block; after `check_memory`, the device memory estimated and the
@@ -147,6 +157,7 @@ class GPUBackend:
             facts["device_memory_peak_bytes"] = self._high_water.peak_bytes + outside_pool
             facts["device_memory_pool_peak_bytes"] = self._high_water.peak_bytes
             facts["device_memory_estimate_bytes"] = self._estimate
+            facts["validation_tuples"] = "device" if self._validation_on_device else "host"
         return facts
 
     def energy_devices(self):
@@ -165,7 +176,9 @@ class GPUBackend:
         needed = estimate - CONTEXT_BYTES
         host_needed, host_available = host_memory_bytes(scale, edgefactor), pinnable_host_bytes()
         self._high_water.start()  # also where the run goes on refused (--ignore-memory-plan)
-        self._estimate = estimate
+        with_tuples = validation_on_device_bytes(scale, edgefactor)
+        self._validation_on_device = with_tuples - CONTEXT_BYTES <= free
+        self._estimate = with_tuples if self._validation_on_device else estimate
         short = []
         if needed > free:
             short.append(f"about {needed / 2**30:.1f} GiB of device memory; {free / 2**30:.1f} GiB is free on the GPU")
@@ -216,7 +229,10 @@ class GPUBackend:
                                                                                 graph.weights)))
 
     def validation_graph(self, src, dst, num_vertices, weights):
-        """The validators' `ValidationGraph` of the run's tuples."""
+        """The validators' `ValidationGraph` of the run's tuples: of a copy in device memory where `check_memory`
+        found room for it (`validation_on_device_bytes`), else of the edge list in mapped host memory."""
+        if self._validation_on_device:
+            src, dst, weights = (None if array is None else array.copy() for array in (src, dst, weights))
         return ValidationGraph.from_edges(src, dst, num_vertices, weights)
 
     def incident_vertices(self, src, dst, num_vertices):

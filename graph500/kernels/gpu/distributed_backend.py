@@ -135,6 +135,17 @@ def kernel1_on_device_bytes(scale, edgefactor, num_ranks):
                                      single_gpu.EDGE_LIST_BYTES, weighted=True) + context_bytes(num_ranks))
 
 
+def validation_on_device_bytes(scale, edgefactor, num_ranks):
+    """The device memory a GPU of ``num_ranks`` needs (context and NCCL counted) for the validator to keep its
+    relabelled tuples and their weights on it (`RELABELLED_TUPLE_BYTES` and 4 a tuple of the rank's slice, in both
+    passes): its passes then read them at the device's speed, where from pinned host memory they cross the bus
+    every tree."""
+    phases = device_phases(scale, edgefactor, num_ranks)
+    tuples = planned_slice_tuples(scale, edgefactor, num_ranks) * (RELABELLED_TUPLE_BYTES + 4)
+    return max(max(phases.values()), phases["bfs pass"] + tuples, phases["sssp pass"] + tuples) + context_bytes(
+        num_ranks)
+
+
 def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, on_device, release=None):
     """``(src, dst, weights or None)``: the tuples, of every rank's slice, with an endpoint in this rank's block
     (self-loops left out): in device memory where ``on_device`` (one pass, no pinning, and the build reads them at
@@ -261,6 +272,7 @@ class DistributedGPUBackend(DistributedBackend):
         self._estimate = None  # set by check_memory
         self._slice, self._slice_generation, self._slice_generated_again = [], None, False  # set by generate
         self._received_on_device = None  # set by build
+        self._validation_on_device = False  # set by check_memory: where the plan leaves room for the tuples
         if comm.size == 1:  # the warm-up's one rank: on the GPU made current already
             self.device_comm = SelfCommunicator(xp=cupy)
             return
@@ -287,6 +299,7 @@ class DistributedGPUBackend(DistributedBackend):
                 " (each rank's slice given back as sent, generated again for validation)"
                 if self._slice_generated_again else "")
         if self._estimate is not None:  # the largest rank's, as on one GPU (the pool's fullest and the rest)
+            described["validation_tuples"] = "device" if self._validation_on_device else "host"
             free, total = device.mem_info
             outside_pool = total - free - self._high_water.pool.total_bytes()
             described["device_memory_peak_bytes"] = self.comm.allreduce(self._high_water.peak_bytes + outside_pool,
@@ -316,7 +329,9 @@ class DistributedGPUBackend(DistributedBackend):
                              f"pinned ({single_gpu.PINNABLE_SHARE:.0%} of the available)")
         short += [f"GPU {device} of {host} needs about {device_needed / 2**30:.1f} GiB, {free / 2**30:.1f} GiB "
                   f"is free" for host, device, free, _ in reports if device_needed > free]
-        self._estimate = device_needed + single_gpu.CONTEXT_BYTES
+        with_tuples = validation_on_device_bytes(scale, edgefactor, self.comm.size) - single_gpu.CONTEXT_BYTES
+        self._validation_on_device = all(with_tuples <= free for _, _, free, _ in reports)  # alike on every rank
+        self._estimate = (with_tuples if self._validation_on_device else device_needed) + single_gpu.CONTEXT_BYTES
         self._high_water.start()  # also where the run goes on refused (--ignore-memory-plan)
         if short:
             raise Graph500Error(f"SCALE {scale} with edgefactor {edgefactor} on {self.comm.size} GPUs: "
@@ -402,12 +417,18 @@ class DistributedGPUBackend(DistributedBackend):
         return on_device
 
     def validation_graph(self, src, dst, num_vertices, weights):
-        """The validators' `DistributedValidationGraph` of this rank's tuples (in mapped host memory), validated on
-        its GPU through NCCL (collective); the slice generated again first where kernel 1 gave it back."""
+        """The validators' `DistributedValidationGraph` of this rank's tuples, validated on its GPU through NCCL
+        (collective): relabelled into device memory, the weights copied beside them, where `check_memory` found
+        room on every GPU (`validation_on_device_bytes`), else into mapped host memory; the slice generated again
+        first where kernel 1 gave it back."""
         self._restore_slice()
         self._slice = []  # the slice's memory goes back with the caller's arrays
+        on_device = self._validation_on_device
+        if on_device and weights is not None:
+            weights = weights.copy()
         return DistributedValidationGraph.from_edges(self.device_comm, self.blocks(num_vertices), src, dst,
-                                                     num_vertices, weights, empty=runtime.host_mapped_empty)
+                                                     num_vertices, weights,
+                                                     empty=cupy.empty if on_device else runtime.host_mapped_empty)
 
     def timed(self, search, root):
         """``(output, seconds)`` of one collective search: from a barrier until the slowest rank's GPU is done."""
