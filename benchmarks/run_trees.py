@@ -27,11 +27,14 @@ from gpu_trees import alternate, check_trees, ratio_table  # benchmarks/gpu_tree
 
 
 def run_once(tree, ranks, mpiexec, options, output):
-    """One run with ``graph500`` from ``tree``: ``{(pass, measure): value}`` from its JSON record."""
-    environment = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
+    """One run with ``graph500`` from ``tree``: ``{(pass, measure): value}`` from its JSON record. The run starts
+    in ``tree``: ``python -m`` puts the working directory first on the module path, so a run started in another
+    checkout would import that checkout's package whatever PYTHONPATH says."""
+    tree = Path(tree).resolve()
+    environment = {**os.environ, "PYTHONPATH": str(tree)}
     launcher = [mpiexec, "-n", str(ranks)] if ranks > 1 else []
-    subprocess.run([*launcher, sys.executable, "-m", "graph500", "run", *options, "--json", str(output)],
-                   env=environment, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([*launcher, sys.executable, "-m", "graph500", "run", *options, "--json", str(Path(output).resolve())],
+                   env=environment, cwd=tree, check=True, stdout=subprocess.DEVNULL)
     record = json.loads(Path(output).read_text())
     values = {(kind, "harmonic-mean TEPS"): record["statistics"][kind]["TEPS"]["harmonic_mean"]
               for kind in ("bfs", "sssp") if record["statistics"].get(kind)}  # None for a pass not run

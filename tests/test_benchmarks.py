@@ -107,6 +107,27 @@ def test_run_trees_alternates_whole_runs_of_two_ranks():
     assert len(ratios) == 2 and all(float(ratio) > 0 for ratio in ratios), result.stdout  # no SSSP pass: no row
 
 
+# A stand-in package: its `graph500 run` writes a record of 123 seconds' construction, whatever it is asked
+FAKE_RUN = """
+import json, sys
+record = {"statistics": {"bfs": {"TEPS": {"harmonic_mean": 1.0}}, "sssp": None}, "construction_time": 123.0}
+with open(sys.argv[sys.argv.index("--json") + 1], "w") as out:
+    json.dump(record, out)
+"""
+
+
+def test_run_trees_runs_the_baseline_trees_package_not_the_checkout_it_starts_in(tmp_path):
+    package = tmp_path / "graph500"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(FAKE_RUN)
+    result = run_script("run_trees.py", "--baseline", str(tmp_path), "--pairs", "1", "--", "--scale", SCALE,
+                        "--roots", "2", "--energy", "off", "--skip-validation", "--no-progress", "--no-sssp", threads=1)
+    assert result.returncode == 0, result.stderr[-3000:]
+    construction = next(line for line in result.stdout.splitlines() if line.startswith("kernel 1")).split()
+    assert float(construction[4]) == 123.0 and float(construction[5]) < 123.0, result.stdout  # baseline, candidate
+
+
 GPU_SCRIPTS = [
     ("gpu.py", ["--scales", "12", "--roots", "4"]),
     ("gpu_variants.py", ["--scales", "12", "--roots", "4", "--rounds", "1", "--bfs", "default", "--sssp", "default"]),
