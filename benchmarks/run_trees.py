@@ -33,8 +33,8 @@ def run_once(tree, ranks, mpiexec, options, output):
     tree = Path(tree).resolve()
     environment = {**os.environ, "PYTHONPATH": str(tree)}
     launcher = [mpiexec, "-n", str(ranks)] if ranks > 1 else []
-    subprocess.run([*launcher, sys.executable, "-m", "graph500", "run", *options, "--json", str(Path(output).resolve())],
-                   env=environment, cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    command = [*launcher, sys.executable, "-m", "graph500", "run", *options, "--json", str(Path(output).resolve())]
+    subprocess.run(command, env=environment, cwd=tree, check=True, stdout=subprocess.DEVNULL)
     record = json.loads(Path(output).read_text())
     values = {(kind, "harmonic-mean TEPS"): record["statistics"][kind]["TEPS"]["harmonic_mean"]
               for kind in ("bfs", "sssp") if record["statistics"].get(kind)}  # None for a pass not run

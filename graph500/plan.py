@@ -117,7 +117,7 @@ def plan_text(plan):
     if "validation_on_device_bytes" in plan:
         lines.append(f"the validator keeps its tuples on the GPU where it has "
                      f"{plan['validation_on_device_bytes'] / GIB:.2f} GiB, else reads them from pinned host memory "
-                     f"over the bus every tree (several times slower)")
+                     f"over the bus every tree (about half as fast)")
     lines.append(f"a host: {plan['bytes_per_host'] / GIB:.2f} GiB")
     return lines
 
