@@ -520,30 +520,20 @@ def test_sssp_self_parent_is_a_cycle(engine):
     assert error.vertex == 5
 
 
-def test_parents_nearer_holds_where_distances_never_rise_along_a_chain_and_ties_form_no_cycle(monkeypatch):
-    """The SSSP validator skips the pointer jumping where every reached vertex's parent is reached and at most as
-    near, the ties forming no cycle (the Numba engine); a nearer vertex than its parent, a NaN, an unreached
-    parent, a cycle of ties, a self-parent or more ties than the pass keeps send it to the pointer jumping."""
-    vg, parents, distances = weighted_example()
-    reached = parents >= 0
-    assert common.parents_nearer(parents, distances, 0, reached)
-    assert not common.parents_nearer(parents, distances, 0, reached, engine="generic")
-    tie, nearer, nan = distances.copy(), distances.copy(), distances.copy()
-    tie[4] = tie[3]  # vertex 4's parent is 3
-    nearer[4], nan[5] = nearer[3] - 0.5, np.nan  # vertex 5's parent is 2
-    assert common.parents_nearer(parents, tie, 0, reached)
-    assert not common.parents_nearer(parents, nearer, 0, reached)
-    assert not common.parents_nearer(parents, nan, 0, reached)
-    tie_cycle, self_parent, orphaned = parents.copy(), parents.copy(), parents.copy()
-    tie_cycle[3], tie_cycle[4] = 4, 3
-    self_parent[5] = 5
-    orphaned[2] = -1  # 3 and 5 keep 2 as their parent
-    assert not common.parents_nearer(tie_cycle, tie, 0, reached)
-    assert not common.parents_nearer(self_parent, distances, 0, reached)
-    assert not common.parents_nearer(orphaned, distances, 0, orphaned >= 0)
-    monkeypatch.setattr(common, "TIES_PER_CHUNK", 0)
-    assert common.parents_nearer(parents, distances, 0, reached)
-    assert not common.parents_nearer(parents, tie, 0, reached)
+def test_chains_end_where_the_tuple_pass_found_no_fault_and_the_ties_form_no_cycle():
+    """The SSSP validator skips the pointer jumping where the Numba tuple pass found no fault and the ties it kept
+    form no cycle; any fault (a tuple index, 0 included, or an unconfirmed vertex), more ties than it kept (None)
+    or a cycle of ties sends it to the pointer jumping."""
+    parents = np.array([0, 0, 1, 0, 2])
+    no_fault = (None, None, None)
+    assert sssp_validator.chains_end(parents, no_fault, np.array([2]))  # 2 tied to 1, whose parent 0 is not tied
+    assert sssp_validator.chains_end(parents, no_fault, np.array([], dtype=np.int64))
+    assert not sssp_validator.chains_end(parents, no_fault, None)
+    for faults in ((0, None, None), (None, 3, None), (None, None, 4)):
+        assert not sssp_validator.chains_end(parents, faults, np.array([2]))
+    tie_cycle = parents.copy()
+    tie_cycle[1], tie_cycle[2] = 2, 1
+    assert not sssp_validator.chains_end(tie_cycle, no_fault, np.array([1, 2]))
 
 
 def test_ties_end_finds_a_cycle_of_ties_however_long():

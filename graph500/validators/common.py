@@ -526,54 +526,9 @@ def tree_levels(kernel, parents, root, reached, engine="auto"):
     return depth - ~reached
 
 
-# tie edges a chunk of `parents_nearer`'s pass (and of the SSSP tuple pass on ranks) keeps; more: the pointer
-# jumping decides
+# tie edges (a vertex as near as its parent) a chunk of the Numba SSSP tuple pass keeps; more: the pointer jumping
+# decides whether the parent chains end at the root
 TIES_PER_CHUNK = 32
-
-
-def parents_nearer(parents, distances, root, reached, engine="auto"):
-    """Whether the SSSP's rule ``cycle`` holds by distances alone: every reached vertex but the root has a
-    reached parent at most as near (float32; NaN fails), and the tie edges (a vertex as near as its parent: a
-    weight too small to change a float32 sum) form no cycle (`ties_end`). Then distances never rise along a
-    parent chain, a chain could cycle only through ties, so each ends at the root: no pointer jumping. False
-    otherwise (a fault, or more ties than the pass keeps), and `tree_levels` decides; False too where `engine`
-    is not the Numba pass (other arrays: the pointer jumping, as before)."""
-    if not use_numba(engine, array_module(parents, distances)):
-        return False
-    chunks = chunk_count()
-    ties = numpy.empty((chunks, TIES_PER_CHUNK), dtype=numpy.int64)
-    counts = _parent_steps(parents, distances, reached, root, PREFETCH_AHEAD, ties)
-    if counts[:, 0].any() or (counts[:, 1] > TIES_PER_CHUNK).any():
-        return False
-    tied = numpy.concatenate([ties[chunk, :counts[chunk, 1]] for chunk in range(chunks)])
-    return ties_end(tied, parents[tied])
-
-
-@numba.njit(parallel=True, cache=True)
-def _parent_steps(parents, distances, reached, root, ahead, ties):
-    """Per chunk of vertices (``ties.shape[0]`` of them): how many reached vertices but the root have an
-    unreached parent or one farther than themselves (none may), and how many are as near as their parent, the
-    first ``ties.shape[1]`` of them in ``ties[chunk]`` (the parent's entries asked for ``ahead`` vertices before
-    they are read)."""
-    num_chunks, capacity = ties.shape
-    n = parents.shape[0]
-    counts = numpy.zeros((num_chunks, 2), dtype=numpy.int64)
-    for chunk in numba.prange(num_chunks):
-        farther, tied = 0, 0
-        for v in range(n * chunk // num_chunks, n * (chunk + 1) // num_chunks):
-            ahead_parent = parents[min(v + ahead, n - 1)]
-            if ahead_parent >= 0:
-                prefetch(distances, ahead_parent)
-            if reached[v] and v != root:
-                parent = parents[v]
-                if not (reached[parent] and distances[v] >= distances[parent]):
-                    farther += 1
-                elif distances[v] == distances[parent]:
-                    if tied < capacity:
-                        ties[chunk, tied] = v
-                    tied += 1
-        counts[chunk, 0], counts[chunk, 1] = farther, tied
-    return counts
 
 
 def ties_end(children, parents):

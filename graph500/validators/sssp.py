@@ -10,9 +10,9 @@ Rules, in the order they are checked (the first broken one is raised):
    (see `common.check_parents`), then ``distances-length`` (one distance per
    vertex) and ``root-distance`` (dist[root] == 0).
 2. ``cycle``: a reached vertex whose parent chain does not reach the root
-   (pointer jumping, see `common.tree_levels`; not needed where every
-   reached vertex's parent is reached and at most as near and the ties form
-   no cycle, one pass: `common.parents_nearer`).
+   (pointer jumping, see `common.tree_levels`; with the Numba pass, run only
+   where the tuple pass below cannot show that every chain ends at the root:
+   `chains_end`).
 3. One pass over the weighted input tuples (self-loops dropped), reporting
    the first offending tuple: ``reached-unreached-edge`` (exactly one endpoint
    reached), then ``distance-not-minimal`` (both reached and dist[v] >
@@ -41,9 +41,9 @@ import numpy
 from ..compiled import prefetch
 from ..errors import ValidationError
 from . import common, device
-from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
-                     first_true, first_unconfirmed, offset, parents_nearer, raise_reached_unreached,
-                     tree_levels, use_cuda, use_numba, wrong_length)
+from .common import (TIES_PER_CHUNK, array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
+                     first_true, first_unconfirmed, offset, raise_reached_unreached, ties_end, tree_levels, use_cuda,
+                     use_numba, wrong_length)
 
 KERNEL = "sssp"
 
@@ -61,11 +61,14 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
     distances = check_distances(vg, root, distances)
-    if not parents_nearer(parents, distances, root, reached, engine):
+    tie_capacity = TIES_PER_CHUNK if use_numba(engine, xp) else 0  # the other passes' ties: not kept in one process
+    if not tie_capacity:
         tree_levels(KERNEL, parents, root, reached, engine)
     parents = parents.astype(vg.dst.dtype, copy=False)
-    reached_unreached, not_minimal, unconfirmed, _ = edge_pass(xp, vg, root, reached, parents, distances,
-                                                               engine)
+    reached_unreached, not_minimal, unconfirmed, ties = edge_pass(xp, vg, root, reached, parents, distances,
+                                                                  engine, tie_capacity=tie_capacity)
+    if tie_capacity and not chains_end(parents, (reached_unreached, not_minimal, unconfirmed), ties):
+        tree_levels(KERNEL, parents, root, reached, engine)  # the cycle, if any, is the first fault to report
     raise_tuple_fault(vg, reached, distances, reached_unreached, not_minimal)
     raise_unconfirmed(parents, distances, unconfirmed)
     return vg.count_reached_tuples(reached)
@@ -99,6 +102,18 @@ def edge_pass(xp, vg, root, reached, parents, distances, engine, confirmed=None,
     if use_cuda(engine, xp):
         return device.sssp_pass(vg, root, reached, parents, distances, confirmed, tie_capacity)
     return (*generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed), None)
+
+
+def chains_end(parents, faults, ties):
+    """Whether every reached vertex's parent chain ends at the root, from the tuple pass alone: where it found no
+    fault (``faults``: its first offenders, all None), every reached vertex but the root is joined by a tuple of
+    weight w to its reached parent with dist == the parent's + w, and no tuple is too short, so distances never rise
+    along a chain (a confirming tuple of negative weight would be too short unless the sum rounds back to the
+    parent's distance: a tie). Only ties (a vertex as near as its parent) could close a chain, and ``ties`` (None
+    where the pass kept too many) form no cycle (`ties_end`). False otherwise: the pointer jumping decides."""
+    if ties is None or any(fault is not None for fault in faults):
+        return False
+    return ties_end(ties, parents[ties])
 
 
 def vertex_records(parents, distances):
