@@ -526,14 +526,18 @@ def test_chains_end_where_the_tuple_pass_found_no_fault_and_the_ties_form_no_cyc
     or a cycle of ties sends it to the pointer jumping."""
     parents = np.array([0, 0, 1, 0, 2])
     no_fault = (None, None, None)
-    assert sssp_validator.chains_end(parents, no_fault, np.array([2]))  # 2 tied to 1, whose parent 0 is not tied
-    assert sssp_validator.chains_end(parents, no_fault, np.array([], dtype=np.int64))
-    assert not sssp_validator.chains_end(parents, no_fault, None)
+
+    def chains_end(parents, faults, tied):
+        return sssp_validator.chains_end(faults, tied, None if tied is None else parents[tied])
+
+    assert chains_end(parents, no_fault, np.array([2]))  # 2 tied to 1, whose parent 0 is not tied
+    assert chains_end(parents, no_fault, np.array([], dtype=np.int64))
+    assert not chains_end(parents, no_fault, None)
     for faults in ((0, None, None), (None, 3, None), (None, None, 4)):
-        assert not sssp_validator.chains_end(parents, faults, np.array([2]))
+        assert not chains_end(parents, faults, np.array([2]))
     tie_cycle = parents.copy()
     tie_cycle[1], tie_cycle[2] = 2, 1
-    assert not sssp_validator.chains_end(tie_cycle, no_fault, np.array([1, 2]))
+    assert not chains_end(tie_cycle, no_fault, np.array([1, 2]))
 
 
 def test_ties_end_finds_a_cycle_of_ties_however_long():

@@ -26,11 +26,12 @@ when given one. Every call is collective.
    alltoallv of requests and one of answers. ``cycle`` where a reached
    vertex's chain does not reach the root. An SSSP (the fused passes, Numba
    or CUDA) decides ``cycle`` after steps 4-5 instead, raising it before
-   their faults: where every reached vertex is confirmed (a tuple of weight
-   w >= 0 joins it to its reached parent with dist == the parent's + w)
-   distances never rise along a chain, and where the ties the tuple pass
-   noted (a vertex as near as its parent; gathered on every rank) form no
-   cycle, no chain cycles and the rounds are not needed.
+   their faults: where no rank found a tuple fault and every reached vertex
+   is confirmed (a tuple joins it to its reached parent with dist == the
+   parent's + w) distances never rise along a chain, and where the ties the
+   tuple pass noted (a vertex as near as its parent; gathered on every rank)
+   form no cycle, no chain cycles and the rounds are not needed
+   (`sssp.chains_end`, as one process decides it).
 4. Tuple rules on the rank's own tuples (`bfs.edge_pass`, `sssp.edge_pass`
    under the compressed labels): the endpoints' parents and levels or
    distances fetched from their owners (an alltoallv a value); every rank
@@ -62,9 +63,9 @@ from ..partition import DistinctLabels, bitmap_words, index_dtype_for, place
 from . import bfs, device, sssp
 from .common import (TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true,
                      out_of_range, raise_cycle, raise_out_of_range, raise_root_not_self_parent, staged_chunks,
-                     ties_end, use_cuda, use_numba, wrong_length)
+                     use_cuda, use_numba, wrong_length)
 
-TIES_A_RANK = 4096  # tie edges a rank sends every rank for `_chains_end` (more: the pointer jumping decides)
+TIES_A_RANK = 4096  # tie edges a rank sends every rank for `sssp.chains_end` (more: the pointer jumping decides)
 # Rounds of `_levels_from_root`, a level each, before the pointer jumping takes over: a BFS tree of the reference
 # graphs is a few levels deep; a chain longer than this is a faulty tree's, where the jumping's log2 rounds win
 LEVEL_ROUNDS = 64
@@ -99,7 +100,6 @@ class DistributedValidationGraph:
         self.local = local
         self.endpoint_counts, self.requested, self.requested_counts = requests
         self.distinct_endpoints = distinct_endpoints  # the endpoints' places: `DistinctLabels`, `LabelPlaces`
-        self.weights_nonnegative = None  # whether no rank's weight is negative, once asked (`_weights_nonnegative`)
         xp = self.xp
         counts = xp.ascontiguousarray(local.first_endpoint_counts[:endpoints.shape[0]], dtype=xp.int64)
         (received,), _ = comm.alltoallv((counts,), self.endpoint_counts, self.requested_counts)
@@ -284,7 +284,7 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     fault = _fault(sssp.raise_tuple_fault, _GlobalView(vg), _ByLabel(vg, endpoint_reached),
                    _ByLabel(vg, endpoint_distances), reached_unreached, not_minimal)
     fault, unconfirmed, nedge = _settle(vg, root, reached, endpoint_reached, fault, confirmed, parents, distances)
-    if tie_capacity and not _chains_end(vg, ties, endpoint_parents, unconfirmed):
+    if tie_capacity and not sssp.chains_end((fault, unconfirmed), *_tie_edges(vg, ties, endpoint_parents)):
         _jumped_levels(vg, kernel, parents, root, reached)
     _raise_fault(fault)
     if unconfirmed is not None:
@@ -564,28 +564,16 @@ def _jumped_levels(vg, kernel, parents, root, reached):
     return xp.subtract(depth, ~reached, out=depth)  # -1 where unreached (depth 0 there)
 
 
-def _chains_end(vg, ties, endpoint_parents, unconfirmed):
-    """Whether every reached vertex's parent chain ends at the root, from the tuple pass alone (collective): where
-    every reached vertex but the root is confirmed (``unconfirmed`` None: a tuple of weight w joins it to its
-    reached parent with dist == the parent's + w) and no weight is negative, distances never rise along a chain,
-    so only ties (a vertex as near as its parent) could close one; ``ties``, the ones this rank's tuples confirmed
-    (compressed labels; None where it kept too many), are gathered on every rank, which walks them alike
-    (`ties_end`). False otherwise: the pointer jumping decides."""
-    if unconfirmed is not None or not _weights_nonnegative(vg):
-        return False
+def _tie_edges(vg, ties, endpoint_parents):
+    """``(children, parents)``: every rank's tie edges (``ties``: compressed labels of the vertices its tuple pass
+    confirmed as near as their parents; None where it kept too many), under global labels, gathered on every rank
+    (collective); ``(None, None)`` where any rank kept more than `TIES_A_RANK`."""
     mine = None if ties is None or ties.shape[0] > TIES_A_RANK else (
         _in(numpy, vg.endpoints[ties]).astype(numpy.int64), _in(numpy, endpoint_parents[ties]).astype(numpy.int64))
     gathered = vg.comm.allgather_object(mine)
     if any(part is None for part in gathered):
-        return False
-    return ties_end(*(numpy.concatenate(part) for part in zip(*gathered)))
-
-
-def _weights_nonnegative(vg):
-    """Whether no rank's tuple has a negative weight (collective the first time, then kept)."""
-    if vg.weights_nonnegative is None:
-        vg.weights_nonnegative = vg.comm.allreduce(int(bool((vg.weights >= 0).all())), "min") == 1
-    return vg.weights_nonnegative
+        return None, None
+    return tuple(numpy.concatenate(part) for part in zip(*gathered))
 
 
 def _from_owners(vg, wanted, answer):

@@ -67,7 +67,8 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     parents = parents.astype(vg.dst.dtype, copy=False)
     reached_unreached, not_minimal, unconfirmed, ties = edge_pass(xp, vg, root, reached, parents, distances,
                                                                   engine, tie_capacity=tie_capacity)
-    if tie_capacity and not chains_end(parents, (reached_unreached, not_minimal, unconfirmed), ties):
+    if tie_capacity and not chains_end((reached_unreached, not_minimal, unconfirmed), ties,
+                                       None if ties is None else parents[ties]):
         tree_levels(KERNEL, parents, root, reached, engine)  # the cycle, if any, is the first fault to report
     raise_tuple_fault(vg, reached, distances, reached_unreached, not_minimal)
     raise_unconfirmed(parents, distances, unconfirmed)
@@ -104,16 +105,17 @@ def edge_pass(xp, vg, root, reached, parents, distances, engine, confirmed=None,
     return (*generic_edge_pass(xp, vg, root, reached, parents, distances, confirmed), None)
 
 
-def chains_end(parents, faults, ties):
-    """Whether every reached vertex's parent chain ends at the root, from the tuple pass alone: where it found no
-    fault (``faults``: its first offenders, all None), every reached vertex but the root is joined by a tuple of
-    weight w to its reached parent with dist == the parent's + w, and no tuple is too short, so distances never rise
-    along a chain (a confirming tuple of negative weight would be too short unless the sum rounds back to the
-    parent's distance: a tie). Only ties (a vertex as near as its parent) could close a chain, and ``ties`` (None
-    where the pass kept too many) form no cycle (`ties_end`). False otherwise: the pointer jumping decides."""
-    if ties is None or any(fault is not None for fault in faults):
+def chains_end(faults, tied, tied_parents):
+    """Whether every reached vertex's parent chain ends at the root, from the tuple pass alone (one process, or
+    every rank alike): where it found no fault (``faults``: its first offenders, all None), every reached vertex but
+    the root is joined by a tuple of weight w to its reached parent with dist == the parent's + w, and no tuple is
+    too short, so distances never rise along a chain (a confirming tuple of negative weight would be too short
+    unless the sum rounds back to the parent's distance: a tie). Only ties (a vertex as near as its parent) could
+    close a chain, and the tie edges ``tied`` -> ``tied_parents`` (None where the pass kept too many) form no cycle
+    (`ties_end`). False otherwise: the pointer jumping decides."""
+    if tied is None or any(fault is not None for fault in faults):
         return False
-    return ties_end(ties, parents[ties])
+    return ties_end(tied, tied_parents)
 
 
 def vertex_records(parents, distances):
