@@ -526,9 +526,10 @@ def tree_levels(kernel, parents, root, reached, engine="auto"):
     return depth - ~reached
 
 
-# tie edges (a vertex as near as its parent) a chunk of the Numba SSSP tuple pass keeps; more: the pointer jumping
-# decides whether the parent chains end at the root
+# tie edges (a vertex as near as its parent) a chunk of the Numba SSSP tuple pass keeps, and the CUDA pass in all (one
+# GPU, or a rank, which sends them to every rank); more: the pointer jumping decides whether the chains end at the root
 TIES_PER_CHUNK = 32
+TIES_ON_DEVICE = 4096
 
 
 def ties_end(children, parents):

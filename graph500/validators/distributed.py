@@ -61,11 +61,10 @@ import numpy
 from ..errors import ValidationError
 from ..partition import DistinctLabels, bitmap_words, index_dtype_for, place
 from . import bfs, device, sssp
-from .common import (TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGraph, array_module, check_edges, check_root, first_true,
-                     out_of_range, raise_cycle, raise_out_of_range, raise_root_not_self_parent, staged_chunks,
-                     use_cuda, use_numba, wrong_length)
+from .common import (TIES_ON_DEVICE, TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGraph, array_module, check_edges,
+                     check_root, first_true, out_of_range, raise_cycle, raise_out_of_range, raise_root_not_self_parent,
+                     staged_chunks, use_cuda, use_numba, wrong_length)
 
-TIES_A_RANK = 4096  # tie edges a rank sends every rank for `sssp.chains_end` (more: the pointer jumping decides)
 # Rounds of `_levels_from_root`, a level each, before the pointer jumping takes over: a BFS tree of the reference
 # graphs is a few levels deep; a chain longer than this is a faulty tree's, where the jumping's log2 rounds win
 LEVEL_ROUNDS = 64
@@ -272,7 +271,7 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     distances = _in(xp, distances).astype(xp.float32, copy=False)
     sssp.raise_root_distance(root, numpy.float32(vg.value_at(root, distances)))
     # the fused passes note the ties their confirmations meet (the Numba pass so many a chunk, the CUDA pass in all)
-    tie_capacity = TIES_PER_CHUNK if use_numba(engine, xp) else TIES_A_RANK if use_cuda(engine, xp) else 0
+    tie_capacity = TIES_PER_CHUNK if use_numba(engine, xp) else TIES_ON_DEVICE if use_cuda(engine, xp) else 0
     if not tie_capacity:
         _jumped_levels(vg, kernel, parents, root, reached)  # an SSSP tree is deep: the jumping's log2 rounds
     endpoint_parents, endpoint_distances = vg.fetch((parents, distances), (-1, numpy.nan))
@@ -567,8 +566,8 @@ def _jumped_levels(vg, kernel, parents, root, reached):
 def _tie_edges(vg, ties, endpoint_parents):
     """``(children, parents)``: every rank's tie edges (``ties``: compressed labels of the vertices its tuple pass
     confirmed as near as their parents; None where it kept too many), under global labels, gathered on every rank
-    (collective); ``(None, None)`` where any rank kept more than `TIES_A_RANK`."""
-    mine = None if ties is None or ties.shape[0] > TIES_A_RANK else (
+    (collective); ``(None, None)`` where any rank kept more than `TIES_ON_DEVICE`."""
+    mine = None if ties is None or ties.shape[0] > TIES_ON_DEVICE else (
         _in(numpy, vg.endpoints[ties]).astype(numpy.int64), _in(numpy, endpoint_parents[ties]).astype(numpy.int64))
     gathered = vg.comm.allgather_object(mine)
     if any(part is None for part in gathered):

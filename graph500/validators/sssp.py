@@ -10,9 +10,9 @@ Rules, in the order they are checked (the first broken one is raised):
    (see `common.check_parents`), then ``distances-length`` (one distance per
    vertex) and ``root-distance`` (dist[root] == 0).
 2. ``cycle``: a reached vertex whose parent chain does not reach the root
-   (pointer jumping, see `common.tree_levels`; with the Numba pass, run only
-   where the tuple pass below cannot show that every chain ends at the root:
-   `chains_end`).
+   (pointer jumping, see `common.tree_levels`; with the fused passes, run
+   only where the tuple pass below cannot show that every chain ends at the
+   root: `chains_end`).
 3. One pass over the weighted input tuples (self-loops dropped), reporting
    the first offending tuple: ``reached-unreached-edge`` (exactly one endpoint
    reached), then ``distance-not-minimal`` (both reached and dist[v] >
@@ -41,9 +41,9 @@ import numpy
 from ..compiled import prefetch
 from ..errors import ValidationError
 from . import common, device
-from .common import (TIES_PER_CHUNK, array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
-                     first_true, first_unconfirmed, offset, raise_reached_unreached, ties_end, tree_levels, use_cuda,
-                     use_numba, wrong_length)
+from .common import (TIES_ON_DEVICE, TIES_PER_CHUNK, array_module, check_parents, chunk_count, chunk_start,
+                     earliest_per_rule, first_true, first_unconfirmed, offset, raise_reached_unreached, ties_end,
+                     tree_levels, use_cuda, use_numba, wrong_length)
 
 KERNEL = "sssp"
 
@@ -61,7 +61,7 @@ def validate_sssp(vg, root, parents, distances, *, engine="auto"):
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
     distances = check_distances(vg, root, distances)
-    tie_capacity = TIES_PER_CHUNK if use_numba(engine, xp) else 0  # the other passes' ties: not kept in one process
+    tie_capacity = TIES_PER_CHUNK if use_numba(engine, xp) else TIES_ON_DEVICE if use_cuda(engine, xp) else 0
     if not tie_capacity:
         tree_levels(KERNEL, parents, root, reached, engine)
     parents = parents.astype(vg.dst.dtype, copy=False)
