@@ -28,7 +28,13 @@ Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than one GPU's 30,
 the fastest of 30, 300, 1000 on two GPUs);
 ``beta`` (the one-GPU kernel's BETA 24; infinite: once bottom-up, bottom-up
 to the end, ``graph_levels`` levels launched a read, one past the last
-finding nothing; docs/measurements.md has what each measured); ``gamma``,
+finding nothing; docs/measurements.md has what each measured);
+``small_switch_back`` (True: on several GPUs, back to top-down only for a
+frontier a captured small level takes: a larger top-down level costs
+several host round trips and exchanges there, a bottom-up level near the
+end one captured graph; infinite beta, bottom-up to the end, won at SCALE
+26 on two GPUs and lost at 27, where the small levels' tail is bottom-up
+too); ``gamma``,
 ``short_scan``, ``row_copy`` (the one-GPU kernel's); ``interleaved_rows``
 (True: the rows searched, the copy or the graph's own with their weights,
 sorted by `build.sort_rows` over the interleaved blocks,
@@ -90,8 +96,9 @@ class DistributedDirectionOptimizingBFS:
     backend = "gpu"
     distributed = True
 
-    def __init__(self, graph, *, alpha=SEVERAL_ALPHA, beta=BETA, gamma=GAMMA, short_scan=SHORT_SCAN, row_copy=True,
-                 interleaved_rows=True, small_edges=SMALL_LEVEL_EDGES, graph_levels=GRAPH_LEVELS,
+    def __init__(self, graph, *, alpha=SEVERAL_ALPHA, beta=BETA, small_switch_back=True, gamma=GAMMA,
+                 short_scan=SHORT_SCAN, row_copy=True, interleaved_rows=True, small_edges=SMALL_LEVEL_EDGES,
+                 graph_levels=GRAPH_LEVELS,
                  blind_capacity=requests.BLIND_CAPACITY, trace=False):
         self.graph = graph = device_part(graph, self.name)
         self.comm = comm = graph.comm
@@ -140,6 +147,7 @@ class DistributedDirectionOptimizingBFS:
         self.graph_levels = int(graph_levels)
         self._small_graphs = self._capture_small_levels() \
             if self.small_edges > 0 and self.graph_levels > 0 and self._parent is not None else None
+        self.small_switch_back = bool(small_switch_back) and self._small_graphs is not None
         self._scan_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_scan"), THREADS,
                                                     self._filled_vertices)
         self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
@@ -168,6 +176,9 @@ class DistributedDirectionOptimizingBFS:
             wanted = beamer_direction(direction, size, max(edges, self.comm.size * busiest), unexplored,
                                       previous_size, graph.num_vertices, self.alpha, self.beta,
                                       self._min_bottom_up_frontier)
+            if wanted == TOP_DOWN and direction == BOTTOM_UP and self.small_switch_back and \
+                    not self._small_level_takes(size, edges):
+                wanted = BOTTOM_UP
             timer = runtime.PhaseTimer(self.record_trace)
             timer.start("compute_seconds")
             expanded = {"frontier": size, "frontier_edges": edges, "busiest_edges": busiest}  # for the trace
@@ -176,7 +187,7 @@ class DistributedDirectionOptimizingBFS:
             elif wanted == TOP_DOWN and direction == BOTTOM_UP:
                 self._frontier_to_queue(frontier)
             direction = wanted
-            if direction == TOP_DOWN and self._small_graphs and size <= SMALL_FRONTIER and edges <= self.small_edges:
+            if direction == TOP_DOWN and self._small_graphs and self._small_level_takes(size, edges):
                 previous_size = size
                 levels, size, edges, unexplored = self._small_levels(size, edges, unexplored)
                 busiest = 0  # not summed on the device: the rule weighs the frontier's edges as they are
@@ -209,6 +220,10 @@ class DistributedDirectionOptimizingBFS:
                                    **self._phase_seconds(timer)})
             level += 1
         return self._to_input_labels(parent, root) if renumbered else parent
+
+    def _small_level_takes(self, size, edges):
+        """Whether a captured small top-down level takes a frontier of ``size`` vertices and ``edges`` edges."""
+        return size <= SMALL_FRONTIER and edges <= self.small_edges
 
     @staticmethod
     def _phase_seconds(timer):
