@@ -32,8 +32,9 @@ finding nothing; docs/measurements.md has what each measured);
 ``small_switch_back`` (True: on several GPUs, back to top-down only for a
 frontier a captured small level takes: a larger top-down level costs
 several host round trips and exchanges there, a bottom-up level near the
-end one captured graph: 1.14x / 1.07x on two GPUs at SCALE 26 / 27, where
-infinite beta, the small levels' tail bottom-up too, was 1.24x / 0.95x);
+end one captured graph: 1.14x / 1.07x on two GPUs at SCALE 26 / 27 and
+1.07x on four at 26, where infinite beta, the small levels' tail bottom-up
+too, was 1.24x / 0.95x on two);
 ``gamma``,
 ``short_scan``, ``row_copy`` (the one-GPU kernel's); ``interleaved_rows``
 (True: the rows searched, the copy or the graph's own with their weights,
