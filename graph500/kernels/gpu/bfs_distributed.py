@@ -10,8 +10,9 @@ its own), who claims it; bottom-up, each rank scans its block against the
 whole frontier, then the ranks allgather their blocks of the next one. The
 direction: the one-GPU rule on global counts, the frontier's edges taken as
 P times the most one rank holds where that is more (a top-down level lasts
-as long as its busiest rank); one counter read a level, and one MPI
-allreduce a top-down level. A bottom-up level runs as a captured CUDA graph
+as long as its busiest rank), back to top-down only for a small frontier;
+one counter read a level, and one MPI allreduce a top-down level. A
+bottom-up level runs as a captured CUDA graph
 (scan, allgather, its counts summed by NCCL on the device); small top-down
 levels too, decided on the device, several a read. Parents are global
 labels written by the child's owner; P = 1 is the one-GPU search without
@@ -99,8 +100,7 @@ class DistributedDirectionOptimizingBFS:
 
     def __init__(self, graph, *, alpha=SEVERAL_ALPHA, beta=BETA, small_switch_back=True, gamma=GAMMA,
                  short_scan=SHORT_SCAN, row_copy=True, interleaved_rows=True, small_edges=SMALL_LEVEL_EDGES,
-                 graph_levels=GRAPH_LEVELS,
-                 blind_capacity=requests.BLIND_CAPACITY, trace=False):
+                 graph_levels=GRAPH_LEVELS, blind_capacity=requests.BLIND_CAPACITY, trace=False):
         self.graph = graph = device_part(graph, self.name)
         self.comm = comm = graph.comm
         self.alpha, self.beta = float(alpha), float(beta)
