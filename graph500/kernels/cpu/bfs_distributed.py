@@ -28,13 +28,14 @@ per-edge and per-vertex loop is a prange over one task per thread, without
 atomics (a lost visited bit only costs a duplicate request).
 
 Data structures per rank (n = N / P vertices): parents (n, kept across
-searches), the replicated visited bitmap and the frontier bitmaps (N / 8
-bytes each, shared on one host), request buffers (grown to the largest
-level), the bottom-up work split, the rows under the new labels, the label
-tables (n each), the input labels of the labels a search meets (a bitmap of
-N / 8 bytes, its words' ranks and a label each: no table of all N); at
-set-up the rows' distinct neighbours' classes and new labels, from their
-owners.
+searches), the replicated visited bitmap and two frontier bitmaps (N / 8
+bytes each, the frontiers shared on one host; the one a bottom-up level
+read publishes the ranks' visited words when a top-down level follows),
+request buffers (grown to the largest level), the bottom-up work split,
+the rows under the new labels, the label tables (n each), the input labels
+of the labels a search meets (a bitmap of N / 8 bytes, its words' ranks
+and a label each: no table of all N); at set-up the rows' distinct
+neighbours' classes and new labels, from their owners.
 
 Tunables: ``alpha`` (ALPHA 40: a top-down edge costs more here than in one
 process), ``beta`` (18), ``parallel_edges`` (2^15: smaller top-down levels
@@ -319,10 +320,9 @@ class DistributedBFS:
         # the frontier bitmap, now and next: this rank's words, and all N vertices' once published
         word_counts = [bitmap_words(graph.blocks.count(rank)) for rank in range(self.comm.size)]
         self.frontiers = [self.comm.gathered_array(word_counts, np.uint64) for _ in range(2)]
-        # every rank's own visited words, published when bottom-up levels hand over to top-down ones
-        self.published_visited = self.comm.gathered_array(word_counts, np.uint64)
         self.word_counts = np.array(word_counts, dtype=np.int64)
-        self.found = np.empty_like(self.visited)  # found bitmaps' top-down: the vertices this rank found
+        # found bitmaps' top-down (where that path is on): the vertices this rank found
+        self.found = np.empty_like(self.visited) if self.found_bitmap_edges < float("inf") else None
         if graph.blocks.block > 1 << 32:
             raise ValueError("a packed top-down request holds offsets of blocks of at most 2^32 vertices")
         self.requests = np.empty((2, 0), dtype=graph.neighbors.dtype)  # child, claimer (as made)
@@ -360,12 +360,12 @@ class DistributedBFS:
             frontier.publish()
             np.bitwise_or(self.visited, frontier.whole, out=self.visited)
 
-    def _publish_visited(self):
+    def _publish_visited(self, spare):
         """Bring every rank's replicated visited bitmap up to date from the ranks' own words (bottom-up levels
-        update only those)."""
-        self.published_visited.local[:] = self.local_visited
-        self.published_visited.publish()
-        np.copyto(self.visited, self.published_visited.whole)
+        update only those), published through ``spare``, a frontier bitmap whose contents are no longer needed."""
+        spare.local[:] = self.local_visited
+        spare.publish()
+        np.copyto(self.visited, spare.whole)
 
     def _request_children(self, queue):
         """``(child, claimer, task_counts, edges)``: the requests of this rank's frontier ``queue`` made by
@@ -480,7 +480,7 @@ class DistributedBFS:
                                                  / self.beta)):
                 bottom_up, left_bottom_up = False, True  # as Beamer et al.: at least one top-down level next
                 if totals[0]:
-                    self._publish_visited()
+                    self._publish_visited(frontier)  # the level's frontier: the next level's output
                     found_edges = bitmap_to_queue_and_edges(next_frontier.local, graph.offsets)[1]
                     totals[1] = comm.allreduce(found_edges, "sum")
             frontier_size, frontier_edges = int(totals[0]), int(totals[1])
