@@ -75,12 +75,12 @@ class TimedCommunicator:
 
 
 def instrument(kernel):
-    """Time ``kernel``'s collectives (its communicator's and its frontiers' and visited words' publication) and
+    """Time ``kernel``'s collectives (its communicator's and its frontiers' publication, the visited words' too) and
     record, in each trace entry, the seconds spent in them during that level (``"collective_seconds"``: the calls
     within the level's own ``seconds``, which end as the entry is made; those between levels are outside them)."""
     timed = TimedCommunicator(kernel.comm)
     kernel.comm = timed
-    for gathered in (*kernel.frontiers, kernel.published_visited):
+    for gathered in kernel.frontiers:
         gathered.publish = timed._timed(gathered.publish)
     plain_entry = bfs_distributed.trace_entry
 
