@@ -158,15 +158,19 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
     return max(memory_phases(scale, edgefactor, num_ranks).values())
 
 
-# Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22), the bitmaps of all N
-# vertices a rank holds and their words' ranks (the BFS's labels met, the validator's endpoints: N / 8 bytes a
-# bitmap, a uint32 count a 64-bit word: WHOLE_GRAPH_BYTES_PER_VERTEX), and the validator's per tuple of the rank's
-# slice (its tuples grouped by first endpoint, int32 second endpoints and weights, and by second, int32 first
-# endpoints) and per distinct endpoint of it (`validation_endpoints`: both groupings' int32 offsets, the endpoints
-# (uint32), the owners' int32 requests; the inventory at P = 4, SCALE 22). The BFS's labels met (its block's and
-# its rows' neighbours') hold an input label each.
-KERNEL_OWNED_BYTES = 136
-WHOLE_GRAPH_BYTES_PER_VERTEX = 2 * (1 + 0.5) / 8
+# Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22, 2 of them the BFS's bitmaps
+# then, now counted apart); the places of some of all N vertices (a bitmap of all N, a uint32 count a 64-bit word:
+# the BFS's labels met, the validator's endpoints, the SSSP's rows' neighbours while it is set up:
+# PLACES_BYTES_PER_VERTEX); the BFS's own bitmaps of all N (visited and two frontiers, N / 8 bytes each: the
+# frontiers one copy a host, counted in every rank, in whose resident memory they are); the validator's bytes a
+# tuple of the rank's slice (its tuples grouped by first endpoint, int32 second endpoints and weights, and by
+# second, int32 first endpoints) and a distinct endpoint of it (`validation_endpoints`: both groupings' int32
+# offsets, the endpoints (uint32), the owners' int32 requests; the inventory at P = 4, SCALE 22). The BFS's labels
+# met (its block's and its rows' neighbours') hold an input label each.
+KERNEL_OWNED_BYTES = 134
+PLACES_BYTES_PER_VERTEX = (1 + 0.5) / 8
+BFS_BITMAPS = 3
+WHOLE_GRAPH_BYTES_PER_VERTEX = 2 * PLACES_BYTES_PER_VERTEX + BFS_BITMAPS / 8  # the BFS pass's
 VALIDATION_TUPLE_BYTES = 12
 VALIDATION_ENDPOINT_BYTES = 16
 
@@ -183,10 +187,14 @@ def memory_phases(scale, edgefactor, num_ranks):
     labels up to 2^32 vertices),
     ``construction`` (the received tuples, which the builder reads as they are and frees once they are its
     keys, and its typical scratch for the rank's rows),
-    ``validation set-up`` (the SSSP's rows, an int32 column and a weight an entry of about 2M / P, and the BFS's,
-    a label each: the built rows are gone once they are made; the kernels' arrays; the validator's). Resident
-    memory measured at SCALE 22 on the largest rank (docs/measurements.md, session 23): P = 4 exchange 1.08,
-    construction 1.07, the kernels' set-up 1.19 GiB; plan 1.09, 1.17 and 1.17."""
+    ``validation set-up`` (the slice, kernel 1's rows (a label and a weight an entry of about 2M / P) and the
+    validator's arrays: the validator is set up before any kernel, `graph500.harness`),
+    ``bfs`` (the slice freed: kernel 1's rows, the BFS's (a label each), the kernels' arrays, the BFS's bitmaps
+    and labels met, the validator's),
+    ``sssp set-up`` (the BFS freed: kernel 1's rows, the SSSP's (an int32 column and a weight each), the kernels'
+    arrays, the places of the rows' neighbours, the validator's).
+    Resident memory measured at SCALE 22 on the largest rank (docs/measurements.md, session 33): P = 4 kernel 1
+    1.07, validation set-up 0.89, BFS 0.91, SSSP set-up 1.07 GiB."""
     num_vertices = 1 << scale
     slice_tuples = planned_slice_tuples(scale, edgefactor, num_ranks)
     owned = -(-num_vertices // num_ranks)
@@ -195,14 +203,19 @@ def memory_phases(scale, edgefactor, num_ranks):
     sent_bytes = 2 * label_bytes + 4  # a tuple, held or on the wire: its labels and weight
     held = RUNTIME_BYTES + slice_tuples * sent_bytes
     entries = 2 * slice_tuples
+    rows = entries * (label_bytes + 4)  # kernel 1's, kept until the SSSP is set up
+    places = int(PLACES_BYTES_PER_VERTEX * num_vertices)
+    validator = (slice_tuples * VALIDATION_TUPLE_BYTES + places
+                 + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES)
+    kernels = RUNTIME_BYTES + rows + owned * KERNEL_OWNED_BYTES + validator
     return {"exchange": held + 2 * sent * sent_bytes,
             "construction": held  # the rows of the rank's block, from the received tuples (freed once sorted)
             + build_memory_bytes(slice_tuples, owned, True, bound=False, freed_inputs=sent * sent_bytes),
-            "validation set-up": held + entries * (4 + 4 + label_bytes) + owned * KERNEL_OWNED_BYTES
+            "validation set-up": held + rows + owned * 8 + validator,
+            "bfs": kernels + entries * label_bytes + places + BFS_BITMAPS * -(-num_vertices // 8)
             + min(num_vertices, owned + kronecker_distinct_vertices(scale, entries))
-            * label_bytes  # the BFS's labels met (its block's, its rows' neighbours'), an input label each
-            + whole_graph_bytes(scale) + slice_tuples * VALIDATION_TUPLE_BYTES
-            + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES}
+            * label_bytes,  # the BFS's labels met (its block's, its rows' neighbours'), an input label each
+            "sssp set-up": kernels + entries * (4 + 4) + places}
 
 
 def kronecker_distinct_vertices(scale, draws):
@@ -225,8 +238,8 @@ def validation_endpoints(num_vertices, slice_tuples):
 
 
 def whole_graph_bytes(scale):
-    """The host bytes of `memory_phases` that every rank holds for all N vertices, whatever P: bitmaps (the BFS's
-    labels met, the validator's endpoints) with a count a 64-bit word."""
+    """The host bytes of `memory_phases` that every rank holds for all N vertices, whatever P, at the BFS pass:
+    places (the BFS's labels met, the validator's endpoints), the BFS's visited and frontier bitmaps."""
     return int(WHOLE_GRAPH_BYTES_PER_VERTEX * (1 << scale))
 
 

@@ -17,6 +17,10 @@ class Backend(Protocol):
 
     name: str  # "cpu" or "gpu": the backend of the registry's kernels it runs
     xp: object  # the array module of its arrays (NumPy or CuPy)
+    # whether the validator is set up before the BFS (the edge list then freed before any kernel's arrays are made:
+    # the CPUs), or after it (the GPUs: the validator's copy of its tuples on the device would sit under the BFS's
+    # set-up there)
+    validator_first: bool
 
     def describe(self):
         """Facts for the report's extensions block (device, libraries, memory estimate and peak)."""

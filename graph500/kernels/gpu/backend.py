@@ -132,6 +132,7 @@ def gpu_unavailable_reason():
 class GPUBackend:
     name = "gpu"
     xp = cupy
+    validator_first = False
 
     def __init__(self):
         self._high_water = runtime.PoolHighWater()

@@ -265,6 +265,7 @@ class DistributedGPUBackend(DistributedBackend):
     """The distributed backend with each rank's graph and searches on its own GPU."""
 
     name = "gpu"
+    validator_first = False
 
     def __init__(self, comm):
         super().__init__(comm)
