@@ -44,7 +44,8 @@ The operations (all collective: every rank calls them in the same order):
   rank's part, which it writes) and ``whole`` (every rank's parts in rank
   order after the collective ``publish()``). Through MPI on one host,
   ``whole`` is an MPI-3 shared window (one copy a host, ``publish()`` a
-  barrier); through NCCL one array on each GPU; otherwise an allgather.
+  barrier; it lives until the collective ``free()``, which host arrays
+  have); through NCCL one array on each GPU; otherwise an allgather.
 - ``bcast(value, root)``, ``allgather_object(value)``: small Python objects.
 - ``abort(message, status)``: print one line (none for an empty message) and end
   every rank (MPI_Abort) with the exit status.
@@ -94,6 +95,9 @@ class GatheredArray:
         if self._comm.size > 1:
             self.whole = self._comm.allgather(self.local)  # the gathered array itself: no second copy
 
+    def free(self):
+        self.local = self.whole = None
+
 
 class DeviceGatheredArray:
     """A `GatheredArray` on one GPU per rank (`NCCLCommunicator`): ``local`` is this rank's part of ``whole``
@@ -136,6 +140,13 @@ class SharedGatheredArray:
         self._window.Sync()
         self._comm.Barrier()
         self._window.Sync()
+
+    def free(self):
+        """Give the window back (collective over the host's ranks; MPI never frees it otherwise): ``local`` and
+        ``whole``, views of it, go first and must not be held elsewhere."""
+        self.local = self.whole = None
+        self._window.Unlock_all()
+        self._window.Free()
 
 
 class SelfCommunicator:

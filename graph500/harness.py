@@ -383,6 +383,8 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
             del warm_up_output  # device memory: a pass holds one search's output at a time
             energy_run.measure_pass(kind, lambda: search_all(backend, kernel, root_list))
             results[kind] = run_pass(config, backend, kind, kernel, root_list, validation_graph, log)
+            if hasattr(kernel, "release"):  # collective resources (shared memory windows), given back on every rank
+                kernel.release()
             kernel = None
         except ValidationError as error:  # raised by every rank alike
             print(f"graph500: {error}", file=log)

@@ -329,6 +329,13 @@ class DistributedBFS:
         self.send = np.empty(0, dtype=np.uint64)  # packed, by owner
         self.trace = []
 
+    def release(self):
+        """Give the frontier bitmaps' memory back (collective: every rank, once its searches are over; a host's
+        shared window lives until then)."""
+        for frontier in self.frontiers:
+            frontier.free()
+        self.frontiers = ()
+
     def _input_labels(self):
         """``(labels, new_label)`` of `frontier.Parents`: every searched label's input label (parents are
         written as these), and the rank's input local indices' searched local labels."""
