@@ -159,7 +159,7 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
 
 
 # Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22, 2 of them the BFS's bitmaps
-# then, now counted apart); the places of some of all N vertices (a bitmap of all N, a uint32 count a 64-bit word:
+# then, now counted apart; 4 more since: the BFS's first neighbours' input labels); the places of some of all N vertices (a bitmap of all N, a uint32 count a 64-bit word:
 # the BFS's labels met, the validator's endpoints, the SSSP's rows' neighbours while it is set up:
 # PLACES_BYTES_PER_VERTEX); the BFS's own bitmaps of all N (visited and two frontiers, N / 8 bytes each: the
 # frontiers one copy a host, counted in every rank, in whose resident memory they are); the validator's bytes a
@@ -167,7 +167,7 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
 # second, int32 first endpoints) and a distinct endpoint of it (`validation_endpoints`: both groupings' int32
 # offsets, the endpoints (uint32), the owners' int32 requests; the inventory at P = 4, SCALE 22). The BFS's labels
 # met (its block's and its rows' neighbours') hold an input label each.
-KERNEL_OWNED_BYTES = 134
+KERNEL_OWNED_BYTES = 138
 PLACES_BYTES_PER_VERTEX = (1 + 0.5) / 8
 BFS_BITMAPS = 3
 WHOLE_GRAPH_BYTES_PER_VERTEX = 2 * PLACES_BYTES_PER_VERTEX + BFS_BITMAPS / 8  # the BFS pass's

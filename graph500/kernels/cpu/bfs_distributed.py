@@ -34,8 +34,9 @@ read publishes the ranks' visited words when a top-down level follows),
 request buffers (grown to the largest level), the bottom-up work split,
 the rows under the new labels, the label tables (n each), the input labels
 of the labels a search meets (a bitmap of N / 8 bytes, its words' ranks
-and a label each: no table of all N); at set-up the rows' distinct
-neighbours' classes and new labels, from their owners.
+and a label each: no table of all N) and of each row's first neighbour (n);
+at set-up the rows' distinct neighbours' classes and new labels, from their
+owners.
 
 Tunables: ``alpha`` (ALPHA 40: a top-down edge costs more here than in one
 process), ``beta`` (18), ``parallel_edges`` (2^15: smaller top-down levels
@@ -305,14 +306,15 @@ class DistributedBFS:
         if reorder:
             graph = self.ordered.graph
         self.graph = graph
-        self.parents = Parents(graph, *self._input_labels(), first_label=graph.first_vertex)
+        rows = CSRGraph(graph.num_local, graph.offsets, graph.neighbors)  # local rows, neighbours global
+        self.layout = BottomUpLayout(rows, first_neighbors=first_neighbors)
+        self.parents = Parents(graph, *self._input_labels(), first_label=graph.first_vertex,
+                               first_neighbors=self.layout.first_neighbors)
         self.alpha, self.beta, self.parallel_edges = alpha, beta, parallel_edges
         self.busiest_rank = busiest_rank
         # top-down levels of at least this many frontier edges (all ranks') exchange found bitmaps
         self.found_bitmap_edges = found_bitmap_edges * graph.num_vertices
         self.comm = graph.comm
-        rows = CSRGraph(graph.num_local, graph.offsets, graph.neighbors)  # local rows, neighbours global
-        self.layout = BottomUpLayout(rows, first_neighbors=first_neighbors)
         self.total_edges = int(self.comm.allreduce(graph.num_edges, "sum"))
         first_word, local_words = graph.first_vertex >> WORD_SHIFT, bitmap_words(graph.num_local)
         self.visited = np.empty(bitmap_words(graph.num_vertices), dtype=np.uint64)  # replicated, all N vertices

@@ -205,10 +205,14 @@ class Parents:
     map in one pass in label order before its gather: the map's three reads
     (word, its rank, the value) at every write, behind the scan's own
     reads, slowed the hub level's bottom-up step far more than the pass
-    costs (`docs/measurements.md`, session 27).
+    costs (`docs/measurements.md`, session 27). Given each row's first
+    neighbour (``first_neighbors``, the bottom-up scan's), the pass takes a
+    parent that is the first neighbour, 80-95% of those a search reaches
+    (rows list hubs first), from their original labels mapped once, read
+    in order: two ranks at SCALE 21, whole runs 1.08x (session 33).
     """
 
-    def __init__(self, graph, labels=None, new_label=None, first_label=0):
+    def __init__(self, graph, labels=None, new_label=None, first_label=0, first_neighbors=None):
         dtype = neighbor_dtype(graph.num_vertices)  # signed: -1 marks the unreached (rows may hold uint32 labels)
         self.array = np.full(graph.offsets.shape[0] - 1, -1, dtype=dtype)  # the graph's (local) labels
         if labels is None:
@@ -219,6 +223,14 @@ class Parents:
         self.written = None if isinstance(labels, tuple) else self.labels
         self._new_label = (graph.new_label if new_label is None else new_label).astype(dtype, copy=False)
         self._filled = _end_of_edges(graph.offsets)  # the labels past the last vertex with edges have none
+        # a label map's shortcut (none where empty): each row's first neighbour (``first_neighbors``) and its
+        # original label, the parent of most vertices found bottom-up, read in label order where the map reads at
+        # random
+        self._first_parents = (np.empty(0, dtype=np.uint32), np.empty(0, dtype=dtype))
+        if self.written is None and first_neighbors is not None:
+            first_parents = np.empty(self._filled, dtype=self.labels[2].dtype)
+            _map_labels(first_neighbors[:self._filled], *self.labels, first_parents)
+            self._first_parents = (first_neighbors, first_parents)
         self._first = first_label
         self._root = None
         self._started = False
@@ -238,7 +250,7 @@ class Parents:
         """The search's parents under the original labels, a new array."""
         original = np.empty(self.array.shape[0], dtype=self.array.dtype)
         if self.written is None:  # written as the search's labels: mapped in place, in label order
-            _map_parents_in_place(self.array, self._filled, *self.labels)
+            _map_parents_in_place(self.array, self._filled, *self.labels, *self._first_parents)
         _gather_parents(self._new_label, self._filled, self.array, original)
         _reset(self.array, self._filled, numba.get_num_threads())
         root = self._root
@@ -286,15 +298,27 @@ def _end_of_edges(offsets):
 
 
 @numba.njit(parallel=True, cache=True)
-def _map_parents_in_place(parent, filled, words, word_ranks, values):
-    """``parent[v]`` (v < ``filled``) through the `label_map` ``(words, word_ranks, values)``, -1 kept. In label
-    order, one random read a parent, before the gather: mapped within the gather, behind its random read of
-    ``parent``, the map's reads were slower, and the map's arrays taken from a tuple inside the loop slower still
-    (`docs/measurements.md`, session 27)."""
+def _map_parents_in_place(parent, filled, words, word_ranks, values, first_neighbors, first_parents):
+    """``parent[v]`` (v < ``filled``) through the `label_map` ``(words, word_ranks, values)``, -1 kept; where
+    ``first_parents`` is not empty, a parent that is the row's first neighbour (``first_neighbors[v]``) is
+    ``first_parents[v]``. In label order, one random read a parent (the first neighbours' in order), before the
+    gather: mapped within the gather, behind its random read of ``parent``, the map's reads were slower, and the
+    map's arrays taken from a tuple inside the loop slower still (`docs/measurements.md`, session 27)."""
+    shortcut = first_parents.shape[0] > 0
     for v in numba.prange(filled):
         p = parent[v]
         if p >= 0:
-            parent[v] = values[place(p, words, word_ranks, 0)]
+            if shortcut and np.int64(p) == np.int64(first_neighbors[v]):
+                parent[v] = first_parents[v]
+            else:
+                parent[v] = values[place(p, words, word_ranks, 0)]
+
+
+@numba.njit(parallel=True, cache=True)
+def _map_labels(labels, words, word_ranks, values, out):
+    """``out[i]``: ``labels[i]`` through the `label_map` ``(words, word_ranks, values)``."""
+    for i in numba.prange(labels.shape[0]):
+        out[i] = values[place(labels[i], words, word_ranks, 0)]
 
 
 @numba.njit(parallel=True, cache=True)
