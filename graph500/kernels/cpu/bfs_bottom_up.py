@@ -163,42 +163,52 @@ def _find_parent(offsets, neighbors, first_neighbors, frontier_bitmap, v):
 
 @numba.njit(inline="always", cache=True)
 def _scan_words(offsets, neighbors, first_neighbors, first_word, end_word, frontier_bitmap, next_copies,
-                visited_bitmap, parent, parent_labels):
+                visited_bitmap, parent, parent_labels, first_parents, unmapped):
     """Bottom-up over the unvisited vertices of words ``first_word:end_word``: ``(found, edges examined)``.
 
     The next frontier's words go to every copy in ``next_copies``; a parent ``u`` is written as
-    ``label_of(parent_labels, u)``.
+    ``label_of(parent_labels, u)``, or, given ``first_parents`` (`frontier.Parents`), as ``first_parents[v]``
+    where ``u`` is the row's first neighbour; given ``unmapped``, every other one is marked there.
     """
     awake = 0
     examined = 0
     for word in range(first_word, end_word):
         todo = ~visited_bitmap[word]
         found = ZERO
+        marked = ZERO
         while todo:
             bit = trailing_zeros(todo)
             v = (word << WORD_SHIFT) + np.int64(bit)
             u, scanned = _find_parent(offsets, neighbors, first_neighbors, frontier_bitmap, v)
             examined += scanned
             if u >= 0:
-                parent[np.uint64(v)] = label_of(parent_labels, u)
+                if first_parents is not None and scanned == 1:  # the row's first neighbour (first_neighbors given)
+                    parent[np.uint64(v)] = first_parents[np.uint64(v)]
+                else:
+                    parent[np.uint64(v)] = label_of(parent_labels, u)
+                    marked |= ONE << bit
                 found |= ONE << bit
             todo &= todo - ONE
         for copy in range(next_copies.shape[0]):
             next_copies[copy, word] = found
         visited_bitmap[word] |= found
+        if unmapped is not None and marked:
+            unmapped[word] |= marked
         awake += popcount(found)
     return awake, examined
 
 
 @numba.njit(parallel=True, cache=True)
 def bottom_up_step(offsets, neighbors, first_neighbors, word_bounds, task_copy, frontier_copies, next_copies,
-                   visited_bitmap, parent, parent_labels=None):
+                   visited_bitmap, parent, parent_labels=None, first_parents=None, unmapped=None):
     """One bottom-up level; each task owns words ``word_bounds[t]:word_bounds[t + 1]``.
 
     ``first_neighbors``: `BottomUpLayout.first_neighbors` (each row's first entry, or None).
     The frontier and next-frontier bitmaps have one copy (row) per NUMA domain:
     task t reads copy ``task_copy[t]`` and writes its words to every copy.
-    ``parent_labels``: what a parent is written as (`frontier.label_of`).
+    ``parent_labels``: what a parent is written as (`frontier.label_of`); ``first_parents`` and ``unmapped``
+    (`frontier.Parents`'s, with ``first_neighbors``): a first neighbour's original label; the parents written as
+    search labels, marked.
     Returns ``(vertices found, edges examined)``.
     """
     awake = 0
@@ -206,7 +216,7 @@ def bottom_up_step(offsets, neighbors, first_neighbors, word_bounds, task_copy, 
     for task in numba.prange(word_bounds.shape[0] - 1):
         task_awake, task_examined = _scan_words(offsets, neighbors, first_neighbors, word_bounds[task],
                                                 word_bounds[task + 1], frontier_copies[task_copy[task]], next_copies,
-                                                visited_bitmap, parent, parent_labels)
+                                                visited_bitmap, parent, parent_labels, first_parents, unmapped)
         awake += task_awake
         examined += task_examined
     return awake, examined
@@ -223,7 +233,8 @@ def bottom_up_levels(graph, first_neighbors, word_bounds, task_copy, frontier, n
     while True:
         start = time.perf_counter()
         found, examined = bottom_up_step(graph.offsets, graph.neighbors, first_neighbors, word_bounds, task_copy,
-                                         frontier, next_frontier, visited, parents.array, parents.written)
+                                         frontier, next_frontier, visited, parents.array, parents.written,
+                                         parents.first_parents, parents.unmapped)
         trace.append(trace_entry("bottom-up", awake, examined, time.perf_counter() - start))
         frontier, next_frontier = next_frontier, frontier
         if found == 0 or (found < awake and found <= stop_at):
@@ -242,7 +253,7 @@ class BottomUpBFS:
     def __init__(self, graph, reorder=True):
         self.graph = relabel(graph, reorder)
         self.layout = BottomUpLayout(self.graph, scan_edges=FULL_SCAN)
-        self.parents = Parents(self.graph)
+        self.parents = Parents(self.graph, first_neighbors=self.layout.first_neighbors)
         self.trace = []
 
     def search(self, root):

@@ -79,7 +79,7 @@ class DirectionOptimizingBFS:
         self.parallel_edges = parallel_edges
         self.layout = BottomUpLayout(graph, copies=numa_domains, first_neighbors=first_neighbors)
         self.buffers = TopDownBuffers(graph.num_vertices, graph.neighbors.dtype)
-        self.parents = Parents(graph)
+        self.parents = Parents(graph, first_neighbors=self.layout.first_neighbors)
         if policy == "hubs":
             degrees = np.diff(graph.offsets)
             if hub_degree is None:

@@ -415,7 +415,8 @@ class DistributedBFS:
         word_bounds, task_copy = self.layout.tasks()
         found, examined = bottom_up_step(graph.offsets, graph.neighbors, self.layout.first_neighbors, word_bounds,
                                          task_copy, frontier.whole.reshape(1, -1), next_frontier.reshape(1, -1), skip,
-                                         parent, self.parents.written)
+                                         parent, self.parents.written, self.parents.first_parents,
+                                         self.parents.unmapped)
         np.bitwise_or(self.local_visited, next_frontier, out=self.local_visited)
         found_edges = bitmap_to_queue_and_edges(next_frontier, graph.offsets)[1] if found else 0
         return found, found_edges, edges + examined
@@ -438,6 +439,8 @@ class DistributedBFS:
         found, found_edges = _claim_children(received, receive_counts, graph.blocks.block, graph.offsets, parent,
                                              self.parents.written, next_frontier, num_tasks,
                                              np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64))
+        if self.parents.unmapped is not None:  # their parents are the claimers' search labels
+            np.bitwise_or(self.parents.unmapped, next_frontier, out=self.parents.unmapped)
         return found, found_edges, edges
 
     def search(self, root):
@@ -473,7 +476,8 @@ class DistributedBFS:
                 found, examined = bottom_up_step(graph.offsets, graph.neighbors, self.layout.first_neighbors,
                                                  word_bounds, task_copy, frontier.whole.reshape(1, -1),
                                                  next_frontier.local.reshape(1, -1), self.local_visited, parent,
-                                                 self.parents.written)
+                                                 self.parents.written, self.parents.first_parents,
+                                                 self.parents.unmapped)
                 found_edges = 0  # counted below if top-down follows
             else:
                 unexplored_edges -= frontier_edges

@@ -205,11 +205,17 @@ class Parents:
     map in one pass in label order before its gather: the map's three reads
     (word, its rank, the value) at every write, behind the scan's own
     reads, slowed the hub level's bottom-up step far more than the pass
-    costs (`docs/measurements.md`, session 27). Given each row's first
-    neighbour (``first_neighbors``, the bottom-up scan's), the pass takes a
-    parent that is the first neighbour, 80-95% of those a search reaches
-    (rows list hubs first), from their original labels mapped once, read
-    in order: two ranks at SCALE 21, whole runs 1.08x (session 33).
+    costs (`docs/measurements.md`, session 27).
+
+    Given each row's first neighbour (``first_neighbors``, the bottom-up
+    scan's), their original labels are mapped once (``first_parents``, n
+    labels): the bottom-up scan writes that of a parent that is the row's
+    first neighbour, 80-95% of the vertices a search reaches (rows list hubs
+    first), read in order where a table of all N or the label map is read at
+    random. With a label map it marks every other parent it writes in
+    ``unmapped`` (a bit a vertex, as the top-down levels mark what they
+    find), which alone ``finish`` maps. Whole runs, SCALE 21, 2-core
+    machine: one process 1.17x, two ranks 1.11x (session 33).
     """
 
     def __init__(self, graph, labels=None, new_label=None, first_label=0, first_neighbors=None):
@@ -223,14 +229,15 @@ class Parents:
         self.written = None if isinstance(labels, tuple) else self.labels
         self._new_label = (graph.new_label if new_label is None else new_label).astype(dtype, copy=False)
         self._filled = _end_of_edges(graph.offsets)  # the labels past the last vertex with edges have none
-        # a label map's shortcut (none where empty): each row's first neighbour (``first_neighbors``) and its
-        # original label, the parent of most vertices found bottom-up, read in label order where the map reads at
-        # random
-        self._first_parents = (np.empty(0, dtype=np.uint32), np.empty(0, dtype=dtype))
+        # each row's first neighbour's original label (None without first neighbours) and, with a label map, the
+        # vertices whose parent is still a search label (None where parents are written as original labels)
+        self.first_parents = self.unmapped = None
         if self.written is None and first_neighbors is not None:
-            first_parents = np.empty(self._filled, dtype=self.labels[2].dtype)
-            _map_labels(first_neighbors[:self._filled], *self.labels, first_parents)
-            self._first_parents = (first_neighbors, first_parents)
+            self.first_parents = np.empty(self._filled, dtype=dtype)
+            _map_labels(first_neighbors[:self._filled], *self.labels, self.first_parents)
+            self.unmapped = np.zeros(bitmap_words(self.array.shape[0]), dtype=np.uint64)
+        elif first_neighbors is not None:
+            self.first_parents = self.written[first_neighbors[:self._filled]]
         self._first = first_label
         self._root = None
         self._started = False
@@ -240,6 +247,8 @@ class Parents:
         search's root), its own parent."""
         if self._started:
             self.array.fill(-1)
+            if self.unmapped is not None:
+                self.unmapped.fill(0)
         self._started = True
         self._root = root
         if root is not None:
@@ -249,8 +258,10 @@ class Parents:
     def finish(self):
         """The search's parents under the original labels, a new array."""
         original = np.empty(self.array.shape[0], dtype=self.array.dtype)
-        if self.written is None:  # written as the search's labels: mapped in place, in label order
-            _map_parents_in_place(self.array, self._filled, *self.labels, *self._first_parents)
+        if self.unmapped is not None:  # the parents written as search labels, mapped in place (and unmarked)
+            _map_unmapped(self.array, self.unmapped, *self.labels)
+        elif self.written is None:  # every parent written as a search label: mapped in place, in label order
+            _map_parents_in_place(self.array, self._filled, *self.labels)
         _gather_parents(self._new_label, self._filled, self.array, original)
         _reset(self.array, self._filled, numba.get_num_threads())
         root = self._root
@@ -298,20 +309,28 @@ def _end_of_edges(offsets):
 
 
 @numba.njit(parallel=True, cache=True)
-def _map_parents_in_place(parent, filled, words, word_ranks, values, first_neighbors, first_parents):
-    """``parent[v]`` (v < ``filled``) through the `label_map` ``(words, word_ranks, values)``, -1 kept; where
-    ``first_parents`` is not empty, a parent that is the row's first neighbour (``first_neighbors[v]``) is
-    ``first_parents[v]``. In label order, one random read a parent (the first neighbours' in order), before the
-    gather: mapped within the gather, behind its random read of ``parent``, the map's reads were slower, and the
-    map's arrays taken from a tuple inside the loop slower still (`docs/measurements.md`, session 27)."""
-    shortcut = first_parents.shape[0] > 0
+def _map_parents_in_place(parent, filled, words, word_ranks, values):
+    """``parent[v]`` (v < ``filled``) through the `label_map` ``(words, word_ranks, values)``, -1 kept. In label
+    order, one random read a parent, before the gather: mapped within the gather, behind its random read of
+    ``parent``, the map's reads were slower, and the map's arrays taken from a tuple inside the loop slower still
+    (`docs/measurements.md`, session 27)."""
     for v in numba.prange(filled):
         p = parent[v]
         if p >= 0:
-            if shortcut and np.int64(p) == np.int64(first_neighbors[v]):
-                parent[v] = first_parents[v]
-            else:
-                parent[v] = values[place(p, words, word_ranks, 0)]
+            parent[v] = values[place(p, words, word_ranks, 0)]
+
+
+@numba.njit(parallel=True, cache=True)
+def _map_unmapped(parent, unmapped, words, word_ranks, values):
+    """`_map_parents_in_place` of the vertices marked in the bitmap ``unmapped`` only, their marks cleared."""
+    for word in numba.prange(unmapped.shape[0]):
+        bits = unmapped[word]
+        if bits:
+            unmapped[word] = ZERO
+            while bits:
+                v = (np.int64(word) << WORD_SHIFT) + np.int64(trailing_zeros(bits))
+                parent[v] = values[place(parent[v], words, word_ranks, 0)]
+                bits &= bits - ONE
 
 
 @numba.njit(parallel=True, cache=True)
