@@ -207,15 +207,15 @@ def memory_phases(scale, edgefactor, num_ranks):
     places = int(PLACES_BYTES_PER_VERTEX * num_vertices)
     validator = (slice_tuples * VALIDATION_TUPLE_BYTES + places
                  + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES)
-    kernels = RUNTIME_BYTES + rows + owned * KERNEL_OWNED_BYTES + validator
+    searching = RUNTIME_BYTES + rows + owned * KERNEL_OWNED_BYTES + validator  # in either kernel's phase
     return {"exchange": held + 2 * sent * sent_bytes,
             "construction": held  # the rows of the rank's block, from the received tuples (freed once sorted)
             + build_memory_bytes(slice_tuples, owned, True, bound=False, freed_inputs=sent * sent_bytes),
             "validation set-up": held + rows + owned * 8 + validator,
-            "bfs": kernels + entries * label_bytes + places + BFS_BITMAPS * -(-num_vertices // 8)
+            "bfs": searching + entries * label_bytes + places + BFS_BITMAPS * -(-num_vertices // 8)
             + min(num_vertices, owned + kronecker_distinct_vertices(scale, entries))
             * label_bytes,  # the BFS's labels met (its block's, its rows' neighbours'), an input label each
-            "sssp set-up": kernels + entries * (4 + 4) + places}
+            "sssp set-up": searching + entries * (4 + 4) + places}
 
 
 def kronecker_distinct_vertices(scale, draws):

@@ -233,8 +233,8 @@ class Parents:
         # vertices whose parent is still a search label (None where parents are written as original labels)
         self.first_parents = self.unmapped = None
         if self.written is None and first_neighbors is not None:
-            self.first_parents = np.empty(self._filled, dtype=dtype)
-            _map_labels(first_neighbors[:self._filled], *self.labels, self.first_parents)
+            self.first_parents = first_neighbors[:self._filled].astype(dtype)
+            _map_parents_in_place(self.first_parents, self._filled, *self.labels)
             self.unmapped = np.zeros(bitmap_words(self.array.shape[0]), dtype=np.uint64)
         elif first_neighbors is not None:
             self.first_parents = self.written[first_neighbors[:self._filled]]
@@ -331,13 +331,6 @@ def _map_unmapped(parent, unmapped, words, word_ranks, values):
                 v = (np.int64(word) << WORD_SHIFT) + np.int64(trailing_zeros(bits))
                 parent[v] = values[place(parent[v], words, word_ranks, 0)]
                 bits &= bits - ONE
-
-
-@numba.njit(parallel=True, cache=True)
-def _map_labels(labels, words, word_ranks, values, out):
-    """``out[i]``: ``labels[i]`` through the `label_map` ``(words, word_ranks, values)``."""
-    for i in numba.prange(labels.shape[0]):
-        out[i] = values[place(labels[i], words, word_ranks, 0)]
 
 
 @numba.njit(parallel=True, cache=True)
