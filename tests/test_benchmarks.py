@@ -134,6 +134,7 @@ GPU_SCRIPTS = [
     ("gpu_sssp_trace.py", ["--scale", "12", "--roots", "2"]),
     ("gpu_memory.py", ["--scales", "12", "--roots", "2"]),
     ("gpu_trees.py", ["--baseline", str(REPOSITORY), "--pairs", "1", "--", "--scales", "12", "--roots", "4"]),
+    ("gpu_host_steps.py", ["--scale", "12", "--roots", "2", "--rounds", "2"]),
 ]
 
 
