@@ -1,12 +1,15 @@
-"""The host's side of a GPU BFS search: each step's time on the host timeline, searches back to back and cold.
+"""The host's side of a GPU search: each step's time on the host timeline, searches back to back and cold.
 
-    python benchmarks/gpu_host_steps.py [--scale 26] [--roots 8] [--rounds 3]         (one GPU)
-    mpiexec -n P python benchmarks/gpu_host_steps.py [--scale 26] [--roots 8]           (P GPUs, one a rank)
+    python benchmarks/gpu_host_steps.py [--kernel bfs|sssp] [--scale 26] [--roots 8] [--rounds 3]   (one GPU)
+    mpiexec -n P python benchmarks/gpu_host_steps.py [--kernel bfs|sssp] [--scale 26] ...          (P GPUs)
 
-Builds the reference graph and the default GPU BFS (the multi-GPU one on P > 1
-ranks), wraps the search's steps (launches of levels and switches, the
-counters' reads, the collectives on host numbers, the parents' map) and times
-each from the host: enter and exit, in ms from the search's start. Each key is
+Builds the reference graph and the default GPU BFS or SSSP (the multi-GPU
+one on P > 1 ranks), wraps the search's steps (BFS: launches of levels and
+switches, the collectives on host numbers, the parents' map; SSSP: a bucket's
+collection, light and heavy phases, relaxations, exchanges' offers, pulls;
+both: the counters' reads) and times each from the host: enter and exit, in
+ms from the search's start (an SSSP's steps nest: a light phase holds its
+relaxations and reads). Each key is
 searched ``--rounds`` times in two modes, "warm" (back to back) and "cold"
 (each search after a 50 ms sleep and 20 ms of GPU work, as a run's searches
 follow their validations with the host's caches cold: docs/measurements.md,
@@ -25,12 +28,16 @@ import time
 
 import numpy as np
 
-STEPS = {  # the methods wrapped: the multi-GPU BFS's, one GPU's
-    True: ["_small_levels", "_top_down_level", "_bottom_up_level", "_queue_to_frontier", "_frontier_to_queue",
-           "_to_input_labels", "_global_counts"],
-    False: ["_start_search", "_level_counts", "_small_top_down_levels", "_top_down_level", "_bottom_up_level",
-            "_queue_to_bitmap", "_bitmap_to_queue", "_to_input_labels"],
+STEPS = {  # the methods wrapped: (kernel, several GPUs)
+    ("bfs", True): ["_small_levels", "_top_down_level", "_bottom_up_level", "_queue_to_frontier",
+                    "_frontier_to_queue", "_to_input_labels", "_global_counts"],
+    ("bfs", False): ["_start_search", "_level_counts", "_small_top_down_levels", "_top_down_level", "_bottom_up_level",
+                     "_queue_to_bitmap", "_bitmap_to_queue", "_to_input_labels"],
 }
+SSSP_STEPS = ["_collect", "_light_phase", "_small_steps", "_bucket_members", "_heavy_phase", "_pull",
+              "_neighbour_distances", "_relax", "_offer", "_global", "_global_sums", "_result"]
+STEPS.update({("sssp", several): SSSP_STEPS for several in (False, True)})
+TIMELINE_STEPS = 60  # the median warm search's timeline is printed where it has at most these steps
 
 
 def wrapped(kernel, names, log, origin):
@@ -68,6 +75,7 @@ def summary(runs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernel", choices=("bfs", "sssp"), default="bfs")
     parser.add_argument("--scale", type=int, default=26)
     parser.add_argument("--edgefactor", type=int, default=16)
     parser.add_argument("--roots", type=int, default=8)
@@ -84,20 +92,22 @@ def main():
         from graph500.distributed import set_threads_per_rank
         from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS as BFS
         from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
+        from graph500.kernels.gpu.sssp_distributed import DistributedDeltaSteppingSSSP as SSSP
         set_threads_per_rank(comm)
         backend = DistributedGPUBackend(comm)
     else:
         from graph500.kernels.gpu.backend import GPUBackend
         from graph500.kernels.gpu.bfs import DirectionOptimizingBFS as BFS
+        from graph500.kernels.gpu.sssp import DeltaSteppingSSSP as SSSP
         backend = GPUBackend()
     num_vertices = 1 << args.scale
     src, dst, weights = backend.generate(args.scale, args.edgefactor, 2, 3)
     graph, _ = slowest(comm, functools.partial(backend.build, src, dst, num_vertices, weights))
     roots, _ = search_keys(args.scale, 2, 3, backend.incident_vertices(src, dst, num_vertices), args.roots)
     del src, dst, weights
-    bfs = BFS(graph)
+    kernel = (BFS if args.kernel == "bfs" else SSSP)(graph)
     log, origin = [], [0.0]
-    wrapped(bfs, STEPS[several], log, origin)
+    wrapped(kernel, STEPS[args.kernel, several], log, origin)
     stream = cupy.cuda.get_current_stream()
     other_work = cupy.ones(1 << 24, dtype=np.float32)
     runs = {"warm": [], "cold": []}
@@ -112,19 +122,22 @@ def main():
                 comm.barrier()
                 log.clear()
                 origin[0] = time.perf_counter()
-                bfs.search(root)
+                kernel.search(root)
                 stream.synchronize()
                 if round_number:
                     runs[mode].append((time.perf_counter() - origin[0], list(log)))
     if comm.rank != 0:
         return 0
-    print(f"{comm.size} GPU(s), SCALE {args.scale}, {len(roots)} keys x {args.rounds - 1} counted rounds")
+    print(f"{kernel.name} on {comm.size} GPU(s), SCALE {args.scale}, {len(roots)} keys x {args.rounds - 1} counted "
+          "rounds")
     for mode, mode_runs in runs.items():
         search, steps = summary(mode_runs)
         print(f"{mode}: the median search {1e3 * search:.3f} ms; each step's host ms summed over a search (calls):")
         for label, (seconds, calls) in sorted(steps.items(), key=lambda item: -item[1][0]):
             print(f"  {label:24s} {1e3 * seconds:8.3f} ({calls:g})")
     total, entries = sorted(runs["warm"], key=lambda run: run[0])[len(runs["warm"]) // 2]
+    if len(entries) > TIMELINE_STEPS:
+        return 0
     print("the median warm search's timeline (ms from its start):")
     for label, enter, exit_ in sorted(entries, key=lambda entry: entry[1]):
         print(f"  {1e3 * enter:8.3f} - {1e3 * exit_:8.3f}  {label}")

@@ -135,6 +135,7 @@ GPU_SCRIPTS = [
     ("gpu_memory.py", ["--scales", "12", "--roots", "2"]),
     ("gpu_trees.py", ["--baseline", str(REPOSITORY), "--pairs", "1", "--", "--scales", "12", "--roots", "4"]),
     ("gpu_host_steps.py", ["--scale", "12", "--roots", "2", "--rounds", "2"]),
+    ("gpu_host_steps.py", ["--kernel", "sssp", "--scale", "12", "--roots", "2", "--rounds", "2"]),
 ]
 
 
