@@ -22,11 +22,11 @@ for the device; a step's launch time is the host's alone.
 
 import argparse
 import collections
-import functools
-import os
 import time
 
 import numpy as np
+
+from multi_gpu import reference_graph_on_gpus  # benchmarks/multi_gpu.py, beside this script
 
 STEPS = {  # the methods wrapped: (kernel, several GPUs)
     ("bfs", True): ["_small_levels", "_top_down_level", "_bottom_up_level", "_queue_to_frontier",
@@ -81,31 +81,11 @@ def main():
     parser.add_argument("--roots", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3, help="searches of each key a mode (the first not counted)")
     args = parser.parse_args()
-    os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
-    from graph500.comm import slowest, world
-    from graph500.generators.roots import search_keys
     from graph500.kernels.gpu.runtime import cupy
 
-    comm = world()
+    comm, graph, roots, _, bfs_class, sssp_class = reference_graph_on_gpus(args.scale, args.edgefactor, args.roots)
     several = comm.size > 1
-    if several:
-        from graph500.distributed import set_threads_per_rank
-        from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS as BFS
-        from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
-        from graph500.kernels.gpu.sssp_distributed import DistributedDeltaSteppingSSSP as SSSP
-        set_threads_per_rank(comm)
-        backend = DistributedGPUBackend(comm)
-    else:
-        from graph500.kernels.gpu.backend import GPUBackend
-        from graph500.kernels.gpu.bfs import DirectionOptimizingBFS as BFS
-        from graph500.kernels.gpu.sssp import DeltaSteppingSSSP as SSSP
-        backend = GPUBackend()
-    num_vertices = 1 << args.scale
-    src, dst, weights = backend.generate(args.scale, args.edgefactor, 2, 3)
-    graph, _ = slowest(comm, functools.partial(backend.build, src, dst, num_vertices, weights))
-    roots, _ = search_keys(args.scale, 2, 3, backend.incident_vertices(src, dst, num_vertices), args.roots)
-    del src, dst, weights
-    kernel = (BFS if args.kernel == "bfs" else SSSP)(graph)
+    kernel = (bfs_class if args.kernel == "bfs" else sssp_class)(graph)
     log, origin = [], [0.0]
     wrapped(kernel, STEPS[args.kernel, several], log, origin)
     stream = cupy.cuda.get_current_stream()
@@ -113,7 +93,7 @@ def main():
     runs = {"warm": [], "cold": []}
     for round_number in range(args.rounds):
         for mode in runs:
-            for root in map(int, roots):
+            for root in roots:
                 if mode == "cold":
                     time.sleep(0.05)
                     for _ in range(20):

@@ -33,6 +33,7 @@ same for the one-GPU run (its traced levels take one level per launch).
 """
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -80,8 +81,10 @@ def allgather_seconds(comm, num_vertices):
     return float(np.median(seconds[2:]))
 
 
-def measure(args):
-    """One measurement on this process group's ranks; rank 0 writes its numbers to ``args.measure``."""
+def reference_graph_on_gpus(scale, edgefactor, num_roots):
+    """``(comm, graph, roots, kernel 1's seconds, bfs class, sssp class)``: the reference graph (seeds 2 and 3) built
+    on this process group's GPUs, one a rank (the multi-GPU backend and kernels on several, as ``mpiexec -n G
+    graph500 run --backend gpu``; the one-GPU ones alone), and its first ``num_roots`` search keys."""
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
     from graph500.comm import slowest, world
     from graph500.distributed import set_threads_per_rank
@@ -94,19 +97,25 @@ def measure(args):
     from graph500.kernels.gpu.sssp_distributed import DistributedDeltaSteppingSSSP
 
     comm = world()
-    several = comm.size > 1
-    if several:
+    if comm.size > 1:
         set_threads_per_rank(comm)
         backend = DistributedGPUBackend(comm)
         bfs_class, sssp_class = DistributedDirectionOptimizingBFS, DistributedDeltaSteppingSSSP
     else:
         backend = GPUBackend()
         bfs_class, sssp_class = DirectionOptimizingBFS, DeltaSteppingSSSP
-    num_vertices = 1 << args.scale
-    src, dst, weights = backend.generate(args.scale, args.edgefactor, 2, 3)
-    graph, build_seconds = slowest(comm, lambda: backend.build(src, dst, num_vertices, weights))
-    roots, _ = search_keys(args.scale, 2, 3, backend.incident_vertices(src, dst, num_vertices), args.roots)
-    del src, dst, weights
+    num_vertices = 1 << scale
+    src, dst, weights = backend.generate(scale, edgefactor, 2, 3)
+    graph, build_seconds = slowest(comm, functools.partial(backend.build, src, dst, num_vertices, weights))
+    roots, _ = search_keys(scale, 2, 3, backend.incident_vertices(src, dst, num_vertices), num_roots)
+    return comm, graph, [int(root) for root in roots], build_seconds, bfs_class, sssp_class
+
+
+def measure(args):
+    """One measurement on this process group's ranks; rank 0 writes its numbers to ``args.measure``."""
+    comm, graph, roots, build_seconds, bfs_class, sssp_class = reference_graph_on_gpus(args.scale, args.edgefactor,
+                                                                                      args.roots)
+    several = comm.size > 1
     bfs = bfs_class(graph, **(dict(args.bfs_option) if several else {}))
     sssp = sssp_class(graph)
     seconds = defaultdict(list)
@@ -114,21 +123,21 @@ def measure(args):
     traces = []
     for name, kernel in (("bfs", bfs), ("sssp", sssp)):  # each kernel's searches in a row, as a run times them
         kernel.record_trace = False
-        for root in map(int, roots):
+        for root in roots:
             seconds[name].append(timed_search(comm, kernel.search, root))
     bfs.record_trace = True
-    for root in map(int, roots):
+    for root in roots:
         bfs.search(root)
         traces.append(bfs.trace)
         for depth, level in enumerate(bfs.trace):
             levels[depth].append(level)
     sssp.record_trace = True
     sssp_phases = defaultdict(list)
-    for root in map(int, roots):
+    for root in roots:
         sssp.search(root)
         for key, value in sssp.summary.items():
             sssp_phases[key].append(value)
-    exchange = allgather_seconds(backend.device_comm, num_vertices) if several else None
+    exchange = allgather_seconds(graph.comm, 1 << args.scale) if several else None
     if comm.rank != 0:
         return
     edges = args.edgefactor << args.scale
