@@ -158,10 +158,10 @@ def memory_estimate_bytes(scale, edgefactor, num_ranks):
     return max(memory_phases(scale, edgefactor, num_ranks).values())
 
 
-# Bytes an owned vertex of the kernels' arrays (about 133 measured at P = 4, SCALE 22, 2 of them the BFS's bitmaps
-# then, now counted apart; 4 more since: the BFS's first neighbours' input labels); the places of some of all N vertices (a bitmap of all N, a uint32 count a 64-bit word:
-# the BFS's labels met, the validator's endpoints, the SSSP's rows' neighbours while it is set up:
-# PLACES_BYTES_PER_VERTEX); the BFS's own bitmaps of all N (visited and two frontiers, N / 8 bytes each: the
+# Bytes an owned vertex of the kernels' arrays (the inventory at P = 4, SCALE 22, the BFS's bitmaps counted apart,
+# the BFS's first neighbours' input labels included); the places of some of all N vertices (a bitmap of all N, a
+# uint32 count a 64-bit word: the BFS's labels met, the validator's endpoints, the SSSP's rows' neighbours while it
+# is set up: PLACES_BYTES_PER_VERTEX); the BFS's own bitmaps of all N (visited and two frontiers, N / 8 bytes each: the
 # frontiers one copy a host, counted in every rank, in whose resident memory they are); the validator's bytes a
 # tuple of the rank's slice (its tuples grouped by first endpoint, int32 second endpoints and weights, and by
 # second, int32 first endpoints) and a distinct endpoint of it (`validation_endpoints`: both groupings' int32

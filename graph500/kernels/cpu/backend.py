@@ -56,10 +56,10 @@ def memory_estimate_bytes(scale, edgefactor):
     return max(memory_phases(scale, edgefactor).values())
 
 
-# Bytes a vertex of the kernels' arrays (labels, row bounds, bitmaps, parents, states, the light rows' share;
-# about 60 measured at SCALE 22, and 4 since: the BFS's first neighbours' original labels) and of the validator's (its rows' offsets); bytes a tuple of the validator's
-# grouped tuples (17.5 measured at SCALE 22 while it held the first endpoints too: second endpoints and weights by
-# first endpoint, first endpoints by second).
+# Bytes a vertex of the kernels' arrays (labels, row bounds, bitmaps, parents, states, the light rows' share, the
+# BFS's first neighbours' original labels; measured at SCALE 22) and of the validator's (its rows' offsets); bytes a
+# tuple of the validator's grouped tuples (17.5 measured at SCALE 22 while it held the first endpoints too: second
+# endpoints and weights by first endpoint, first endpoints by second).
 KERNEL_VERTEX_BYTES = 68
 VALIDATION_VERTEX_BYTES = 16
 VALIDATION_TUPLE_BYTES = 14
