@@ -232,12 +232,15 @@ top_down_small_levels(int* __restrict__ queue, int* __restrict__ other_queue, co
 #define SMALL_CHOSEN 7        // the host chose this level's direction: the switching rule is not asked
 #define SMALL_STATE 8
 
-extern "C" __global__ void small_levels_begin(u64* __restrict__ state, u64 size, u64 edges, u64 unexplored) {
+// chosen: the host chose the first level's direction (0 at the search's root, whose frontier's
+// size and edges an allreduce of the ranks' counters writes into the state after this).
+extern "C" __global__ void small_levels_begin(u64* __restrict__ state, u64 size, u64 edges, u64 unexplored,
+                                              int chosen) {
     state[SMALL_GO] = state[SMALL_STOPPED] = state[SMALL_LEVELS] = state[SMALL_SIZE] = 0;
     state[SMALL_UNEXPLORED] = unexplored;
     state[SMALL_GLOBAL_SIZE] = size;
     state[SMALL_GLOBAL_EDGES] = edges;
-    state[SMALL_CHOSEN] = 1;
+    state[SMALL_CHOSEN] = chosen;
 }
 
 // One thread. The level runs while the frontier is small (at most SMALL_FRONTIER vertices and
@@ -443,11 +446,15 @@ bottom_up_long(const int* __restrict__ long_queue, const i64* __restrict__ offse
     tally.add_to(counters);
 }
 
-// Direction switch, top-down to bottom-up: set the queue's bits in a cleared bitmap.
+// Direction switch, top-down to bottom-up: set the queue's bits in a cleared bitmap. The queue
+// holds queue_size vertices, or as many as the counter *size_counter where that is given (a
+// switch captured in a CUDA graph, its size on the device only); a grid of any size.
 extern "C" __global__ void __launch_bounds__(THREADS)
-queue_to_bitmap(const int* __restrict__ queue, int queue_size, u32* __restrict__ bitmap) {
-    const int i = blockIdx.x * THREADS + threadIdx.x;
-    if (i < queue_size) atomicOr(&bitmap[queue[i] >> 5], 1u << (queue[i] & 31));
+queue_to_bitmap(const int* __restrict__ queue, int queue_size, const u64* __restrict__ size_counter,
+                u32* __restrict__ bitmap) {
+    const int size = size_counter != nullptr ? (int)*size_counter : queue_size;
+    for (int i = blockIdx.x * THREADS + threadIdx.x; i < size; i += gridDim.x * THREADS)
+        atomicOr(&bitmap[queue[i] >> 5], 1u << (queue[i] & 31));
 }
 
 // Direction switch, bottom-up to top-down: each word writes its vertices, in order, from

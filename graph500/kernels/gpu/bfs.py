@@ -285,12 +285,16 @@ def bottom_up_level(grids, num_words, offsets, neighbors, strongest, frontier, s
          counters))
 
 
-def queue_to_bitmap(queue, size, bitmap):
-    """The queue's ``size`` vertices as the set bits of ``bitmap``, cleared first."""
+def queue_to_bitmap(queue, size, bitmap, size_counter=None, grid=None):
+    """The queue's ``size`` vertices as the set bits of ``bitmap``, cleared first; or as many as the device counter
+    ``size_counter`` (a one-item uint64 view) holds, by ``grid`` blocks (a launch that a CUDA graph can capture)."""
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memsetAsync(bitmap.data.ptr, 0, bitmap.nbytes, stream.ptr)
-    if size:
-        _kernel("queue_to_bitmap")((runtime.blocks_for(size, THREADS),), (THREADS,), (queue, i32(size), bitmap))
+    if size_counter is not None:
+        _kernel("queue_to_bitmap")((grid,), (THREADS,), (queue, i32(0), size_counter, bitmap))
+    elif size:
+        _kernel("queue_to_bitmap")((runtime.blocks_for(size, THREADS),), (THREADS,),
+                                   (queue, i32(size), runtime.NULL, bitmap))
 
 
 def sorted_queue(prefix_sums, bitmap_words, num_words, queue):

@@ -14,7 +14,10 @@ as long as its busiest rank), back to top-down only for a small frontier;
 one counter read a level, and one MPI allreduce a top-down level. A
 bottom-up level runs as a captured CUDA graph
 (scan, allgather, its counts summed by NCCL on the device); small top-down
-levels too, decided on the device, several a read. Parents are global
+levels too, decided on the device, several a read, the root's launched with
+its counts summed on the device (no read before them); the direction
+switches too (a switch launched step by step cost two GPUs 0.07 ms of host
+time each way, one GPU a tenth of that). Parents are global
 labels written by the child's owner; P = 1 is the one-GPU search without
 its degree ordering.
 `docs/multi-gpu.md` has the details and the costs.
@@ -23,7 +26,8 @@ Data structures per GPU (N vertices, W = N / 32 words, n owned): the rows
 (and their copy with ``row_copy``, interleaved by block), strongest
 neighbours (int32, n); bitmaps visited, never-searched and two frontiers (W words
 each); two queues (int32, n), prefix sums (uint64, n), parents (int32, n);
-the requests' touched bitmap, staging (N words) and buffers; four CUDA graphs.
+the requests' touched bitmap, staging (N words) and buffers; twelve CUDA graphs (small levels and
+bottom-up levels two each, the switches one per direction, queue and frontier).
 
 Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than one GPU's 30,
 the fastest of 30, 300, 1000 on two GPUs);
@@ -152,8 +156,10 @@ class DistributedDirectionOptimizingBFS:
         self._scan_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_scan"), THREADS,
                                                     self._filled_vertices)
         self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
-        # bottom-up levels as CUDA graphs, one per parity of the level (several ranks, one parents array)
+        self._queue_grid = runtime.persistent_blocks(runtime.kernel("bfs", "queue_to_bitmap"), THREADS, n)
+        # bottom-up levels and the direction switches as CUDA graphs (several ranks, one parents array)
         self._bottom_up_graphs = self._capture_bottom_up_levels() if several and self._parent is not None else None
+        self._switch_graphs = self._capture_switches() if several and self._parent is not None else None
         cupy.cuda.get_current_stream().synchronize()  # precomputation ends with the constructor
 
     def search(self, root):
@@ -167,10 +173,15 @@ class DistributedDirectionOptimizingBFS:
               (i32(root), runtime.pointer_or_null(graph.new_label), i64(graph.first_vertex), i64(graph.num_local),
                i64(0 if renumbered else graph.num_local), i32(self._visited.shape[0]), self._never_searched,
                graph.offsets, u32(HUB_DEGREE), parent, self._visited, self._queue, self._counters.device))
-        size, edges, busiest = self._global_counts(self._counters.read())[:3]
-        unexplored = self._num_edges - edges
-        direction, previous_size, level = TOP_DOWN, 0, 0
-        frontier = None  # the whole frontier bitmap, while the last level was bottom-up
+        if self._small_graphs and not self.record_trace:  # the root's small levels at once: no read before them
+            level, size, edges, unexplored = self._small_levels(0, 0, self._num_edges, counts_on_device=True)
+            previous_size, busiest = min(level, 1), 0  # the root's frontier, where small levels took it
+        else:
+            size, edges, busiest = self._global_counts(self._counters.read())[:3]
+            unexplored = self._num_edges - edges
+            previous_size, level = 0, 0
+        direction = TOP_DOWN
+        frontier_index = None  # of the frontier bitmap the last bottom-up level wrote
         self.trace = []
         while size:
             # a top-down level takes as long as its busiest rank: the rule weighs the frontier's edges so
@@ -183,10 +194,9 @@ class DistributedDirectionOptimizingBFS:
             timer = runtime.PhaseTimer(self.record_trace)
             timer.start("compute_seconds")
             expanded = {"frontier": size, "frontier_edges": edges, "busiest_edges": busiest}  # for the trace
-            if wanted == BOTTOM_UP and direction == TOP_DOWN:
-                frontier = self._queue_to_frontier(self._frontiers[(level + 1) % 2], timer)
-            elif wanted == TOP_DOWN and direction == BOTTOM_UP:
-                self._frontier_to_queue(frontier)
+            if wanted != direction:
+                frontier_index = (level + 1) % 2 if wanted == BOTTOM_UP else frontier_index  # the level's input
+                self._switch(wanted == BOTTOM_UP, frontier_index, timer)
             direction = wanted
             if direction == TOP_DOWN and self._small_graphs and self._small_level_takes(size, edges):
                 previous_size = size
@@ -207,8 +217,9 @@ class DistributedDirectionOptimizingBFS:
                 # bottom-up to the end (infinite beta): several levels a read, one past the last changes nothing
                 levels = max(self.graph_levels, 1) if self._bottom_up_to_the_end and not self.record_trace else 1
                 for k in range(levels):
-                    frontier = self._bottom_up_level(level + k, parent, timer)
+                    self._bottom_up_level(level + k, parent, timer)
                 level += levels - 1
+                frontier_index = level % 2
                 counts = self._counters.read()  # the last level's
                 sums = counts[self._sums_first:]
                 size, edges, scanned_edges = (int(sums[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, SCANNED_EDGES))
@@ -231,12 +242,18 @@ class DistributedDirectionOptimizingBFS:
         phases = timer.totals()
         return {"seconds": sum(phases.values()), **phases}
 
-    def _small_levels(self, size, edges, unexplored):
+    def _small_levels(self, size, edges, unexplored, counts_on_device=False):
         """Top-down levels of a small frontier (``size`` vertices, ``edges`` edges over every rank, ``unexplored``
         edges besides), ``graph_levels`` captured levels (one when tracing) launched and the counters read once;
-        a level runs while the frontier stays small and top-down. ``(levels run, size, edges, unexplored)``."""
+        a level runs while the frontier stays small and top-down. ``counts_on_device``: the frontier's size and
+        edges are the ranks' counters (the root's, which no host has read), summed into the state by an allreduce
+        on the device, and the first level asks the switching rule too. ``(levels run, size, edges, unexplored)``."""
         runtime.kernel("bfs", "small_levels_begin")(
-            (1,), (1,), (self._small_state, u64(size), u64(edges), u64(unexplored + edges)))
+            (1,), (1,), (self._small_state, u64(size), u64(edges), u64(unexplored + edges),
+                         i32(0 if counts_on_device else 1)))
+        if counts_on_device:
+            self.comm.allreduce(self._counters.device[FRONTIER_SIZE:FRONTIER_EDGES + 1], "sum",
+                                out=self._small_state[SMALL_GLOBAL_SIZE:SMALL_GLOBAL_EDGES + 1])
         first = 0 if self._queue is self._queues[0] else 1
         for k in range(1 if self.record_trace else self.graph_levels):
             self._small_graphs[(first + k) % 2].launch()
@@ -262,6 +279,16 @@ class DistributedDirectionOptimizingBFS:
         return runtime.captured([lambda parity=parity: self._bottom_up_steps(frontiers[1 - parity].whole,
                                                                              frontiers[parity], self._parent, timer)
                                  for parity in (0, 1)])
+
+    def _capture_switches(self):
+        """CUDA graphs of the direction switches (`_switch_steps`), one per direction, queue and frontier bitmap."""
+        keys = [(to_bottom_up, queue_index, frontier_index)
+                for to_bottom_up in (True, False) for queue_index in (0, 1) for frontier_index in (0, 1)]
+        for module, name in (("bfs", "queue_to_bitmap"), ("bfs", "bitmap_to_queue"), ("frontier", "scan_bitmap_tiles"),
+                             ("frontier", "scan_tile_totals"), ("frontier", "add_tile_offsets")):
+            runtime.kernel(module, name)  # loaded before the capture
+        timer = runtime.PhaseTimer(False)
+        return dict(zip(keys, runtime.captured([lambda key=key: self._switch_steps(*key, timer) for key in keys])))
 
     def _small_level(self, queue, next_queue):
         """One small top-down level, device-driven (bfs.cu's small_level_decide says whether it runs): expand
@@ -337,14 +364,13 @@ class DistributedDirectionOptimizingBFS:
 
     def _bottom_up_level(self, level, parent, timer):
         """A bottom-up level (a captured graph unless tracing): the frontier, gathered in ``_frontiers[(level + 1)
-        % 2]``, becomes the next in ``_frontiers[level % 2]`` (returned whole); its counts summed over the ranks
-        from ``_sums_first`` on in the counters."""
+        % 2]``, becomes the next in ``_frontiers[level % 2]``; its counts summed over the ranks from
+        ``_sums_first`` on in the counters."""
         frontier, next_frontier = self._frontiers[(level + 1) % 2], self._frontiers[level % 2]
         if self._bottom_up_graphs and not self.record_trace:
             self._bottom_up_graphs[level % 2].launch()
         else:
             self._bottom_up_steps(frontier.whole, next_frontier, parent, timer)
-        return next_frontier.whole
 
     def _bottom_up_steps(self, frontier, next_frontier, parent, timer):
         """Scan the block's unvisited vertices against ``frontier`` (whole) into ``next_frontier``'s block, then
@@ -359,19 +385,30 @@ class DistributedDirectionOptimizingBFS:
         self.comm.allreduce(self._counters.device[:SUMMED_COUNTERS], "sum", out=sums)
 
     def _publish(self, next_frontier, timer):
-        """Allgather the blocks of the next frontier and OR them into visited; the whole frontier."""
+        """Allgather the blocks of the next frontier and OR them into visited."""
         timer.start("exchange_seconds")
         next_frontier.publish()
         timer.start("compute_seconds")
         cupy.bitwise_or(self._visited, next_frontier.whole, out=self._visited)
-        return next_frontier.whole
 
-    def _queue_to_frontier(self, next_frontier, timer):
-        """Top-down to bottom-up: the rank's queue becomes its block of ``next_frontier``, allgathered."""
-        queue_to_bitmap(self._queue, int(self._counters.host[FRONTIER_SIZE]), next_frontier.local)
-        return self._publish(next_frontier, timer)
+    def _switch(self, to_bottom_up, frontier_index, timer):
+        """Change direction between the rank's queue and ``_frontiers[frontier_index]`` (a captured graph unless
+        tracing: a switch launched step by step cost two GPUs 0.07 ms of host time each way)."""
+        key = (to_bottom_up, 0 if self._queue is self._queues[0] else 1, frontier_index)
+        if self._switch_graphs and not self.record_trace:
+            self._switch_graphs[key].launch()
+        else:
+            self._switch_steps(*key, timer)
 
-    def _frontier_to_queue(self, frontier):
-        """Bottom-up to top-down: the block's words of the frontier become the rank's queue."""
-        sorted_queue(self._prefix_sums, frontier[self._block_slice()], self._block_words, self._queue)
+    def _switch_steps(self, to_bottom_up, queue_index, frontier_index, timer):
+        """Top-down to bottom-up: queue ``queue_index`` (the rank's frontier, as many vertices as its counter says)
+        becomes the rank's block of ``_frontiers[frontier_index]``, allgathered and ORed into visited. Bottom-up
+        to top-down: the block's words of that frontier become the queue, sorted."""
+        queue, frontier = self._queues[queue_index], self._frontiers[frontier_index]
+        if to_bottom_up:
+            queue_to_bitmap(queue, 0, frontier.local, self._counters.device[FRONTIER_SIZE:FRONTIER_SIZE + 1],
+                            self._queue_grid)
+            self._publish(frontier, timer)
+        else:
+            sorted_queue(self._prefix_sums, frontier.whole[self._block_slice()], self._block_words, queue)
 
