@@ -86,6 +86,7 @@ class GatheredArray:
 
     def __init__(self, comm, counts, dtype, xp=np):
         self._comm = comm
+        self.shared = comm.size == 1  # every rank reads and writes one ``whole`` (here: the one rank)
         self.whole = xp.zeros(int(np.sum(counts)), dtype=dtype)
         first = int(np.sum(counts[:comm.rank]))
         self.local = xp.zeros(int(counts[comm.rank]), dtype=dtype) if comm.size > 1 else \
@@ -119,7 +120,10 @@ class DeviceGatheredArray:
 
 class SharedGatheredArray:
     """A `GatheredArray` in memory shared by every rank of one host: an MPI-3 shared window, allocated whole
-    by the first rank (so that it is one contiguous array), each rank's ``local`` a view of its part."""
+    by the first rank (so that it is one contiguous array), each rank's ``local`` a view of its part. ``shared``:
+    every rank reads and writes that one ``whole``; a rank's writes reach the others at ``publish()``."""
+
+    shared = True
 
     def __init__(self, mpi, comm, counts, dtype):
         dtype = np.dtype(dtype)

@@ -10,12 +10,15 @@ rules on global counts:
 
 - top-down: each rank expands its own frontier vertices; an unvisited
   neighbour v becomes a request (v, parent) for v's owner, packed in one
-  uint64 and exchanged by owner (alltoallv), and v's bit is set in the rank's
-  copy of the visited bitmap so it asks once; each owner claims its children
-  (the first request wins; with threads a keep pass leaves exactly one).
-  The frontier reaches every rank as labels or bitmap words, whichever is
-  smaller. (Found bitmaps instead of requests, from ``found_bitmap_edges``
-  x N frontier edges: off.)
+  uint64 and exchanged by owner (alltoallv), and v's bit is set in the
+  visited bitmap so it asks once; each owner claims its children (the first
+  request wins; with threads a keep pass leaves exactly one). The visited
+  bitmap is one shared-memory window a host: each rank sets its own words
+  (its frontier, then a barrier), the requests' marks go anywhere (a mark
+  lost to another rank's write costs a duplicate request, which the owner
+  refuses). Across hosts each rank keeps a copy, the frontier reaching it as
+  labels or bitmap words, whichever is smaller. (Found bitmaps instead of
+  requests, from ``found_bitmap_edges`` x N frontier edges: off.)
 - bottom-up: the frontier is a bitmap of all N vertices every rank reads
   (one shared-memory window a host, an allgather across hosts); each rank
   scans its unvisited vertices against it (`bfs_bottom_up.bottom_up_step`).
@@ -28,9 +31,8 @@ per-edge and per-vertex loop is a prange over one task per thread, without
 atomics (a lost visited bit only costs a duplicate request).
 
 Data structures per rank (n = N / P vertices): parents (n, kept across
-searches), the replicated visited bitmap and two frontier bitmaps (N / 8
-bytes each, the frontiers shared on one host; the one a bottom-up level
-read publishes the ranks' visited words when a top-down level follows),
+searches), the visited bitmap and two frontier bitmaps (N / 8 bytes each,
+shared on one host: a rank clears and copies only its own words a search),
 request buffers (grown to the largest level), the bottom-up work split,
 the rows under the new labels, the label tables (n each), the input labels
 of the labels a search meets (a bitmap of N / 8 bytes, its words' ranks
@@ -316,26 +318,33 @@ class DistributedBFS:
         self.found_bitmap_edges = found_bitmap_edges * graph.num_vertices
         self.comm = graph.comm
         self.total_edges = int(self.comm.allreduce(graph.num_edges, "sum"))
-        first_word, local_words = graph.first_vertex >> WORD_SHIFT, bitmap_words(graph.num_local)
-        self.visited = np.empty(bitmap_words(graph.num_vertices), dtype=np.uint64)  # replicated, all N vertices
-        self.local_visited = self.visited[first_word:first_word + local_words]  # this rank's words of it
-        # the frontier bitmap, now and next: this rank's words, and all N vertices' once published
         word_counts = [bitmap_words(graph.blocks.count(rank)) for rank in range(self.comm.size)]
+        # the visited bitmap of all N vertices: this rank's words exact (``local_visited``), the others' as this
+        # rank last saw them and with its requests marked; one shared window a host where MPI gives one
+        self._visited = self.comm.gathered_array(word_counts, np.uint64)
+        self.local_visited = self._visited.local
+        # the frontier bitmap, now and next: this rank's words, and all N vertices' once published
         self.frontiers = [self.comm.gathered_array(word_counts, np.uint64) for _ in range(2)]
         self.word_counts = np.array(word_counts, dtype=np.int64)
         # found bitmaps' top-down (where that path is on): the vertices this rank found
-        self.found = np.empty_like(self.visited) if self.found_bitmap_edges < float("inf") else None
+        self.found = np.empty(bitmap_words(graph.num_vertices), dtype=np.uint64) \
+            if self.found_bitmap_edges < float("inf") else None
         if graph.blocks.block > 1 << 32:
             raise ValueError("a packed top-down request holds offsets of blocks of at most 2^32 vertices")
         self.requests = np.empty((2, 0), dtype=graph.neighbors.dtype)  # child, claimer (as made)
         self.send = np.empty(0, dtype=np.uint64)  # packed, by owner
         self.trace = []
 
+    @property
+    def visited(self):
+        """The visited bitmap of all N vertices, as this rank reads and marks it."""
+        return self._visited.whole
+
     def release(self):
-        """Give the frontier bitmaps' memory back (collective: every rank, once its searches are over; a host's
-        shared window lives until then)."""
-        for frontier in self.frontiers:
-            frontier.free()
+        """Give the visited and frontier bitmaps' memory back (collective: every rank, once its searches are over;
+        a host's shared window lives until then)."""
+        for bitmap in (self._visited, *self.frontiers):
+            bitmap.free()
         self.frontiers = ()
 
     def _input_labels(self):
@@ -360,21 +369,20 @@ class DistributedBFS:
             self.send = np.empty(size, dtype=np.uint64)
 
     def _mark_frontier_visited(self, frontier, queue, frontier_size):
-        """Set every rank's frontier vertices in the replicated visited bitmap: allgather the labels when
-        they are fewer bytes than the bitmap (``frontier_size``, the global count, says), else the words."""
-        if frontier_size * self.graph.neighbors.itemsize < self.visited.nbytes:
+        """Set every rank's frontier vertices (this rank's: ``queue``) in the visited bitmap. On a host's shared
+        bitmap each rank sets its own, then a barrier, before any rank marks its requests there (a mark lost
+        to another rank's write at the same time costs a duplicate request; the owners' bits are all set
+        before). Else this rank's copy takes every rank's: their labels allgathered when they are fewer bytes
+        than the bitmap (``frontier_size``, the global count, says), else the frontier's words."""
+        set_bits(self.local_visited, queue)
+        if self._visited.shared:
+            self._visited.publish()
+        elif frontier_size * self.graph.neighbors.itemsize < self.visited.nbytes:
             set_bits(self.visited, self.comm.allgather((self.graph.first_vertex + queue).astype(
                 self.graph.neighbors.dtype)))
         else:
             frontier.publish()
             np.bitwise_or(self.visited, frontier.whole, out=self.visited)
-
-    def _publish_visited(self, spare):
-        """Bring every rank's replicated visited bitmap up to date from the ranks' own words (bottom-up levels
-        update only those), published through ``spare``, a frontier bitmap whose contents are no longer needed."""
-        spare.local[:] = self.local_visited
-        spare.publish()
-        np.copyto(self.visited, spare.whole)
 
     def _request_children(self, queue):
         """``(child, claimer, task_counts, edges)``: the requests of this rank's frontier ``queue`` made by
@@ -392,16 +400,18 @@ class DistributedBFS:
                           child, claimer, task_counts)
         return child, claimer, task_counts, edges
 
-    def _found_bitmap_step(self, frontier, next_frontier, parent):
+    def _found_bitmap_step(self, frontier, frontier_size, next_frontier, parent):
         """One top-down level by found bitmaps: this rank marks the unvisited neighbours of its frontier in a
         bitmap of all N vertices, the ranks exchange its blocks (alltoallv, N / 8 bytes in all a rank), and
         each owner finds a parent in the (published) frontier for every vertex some rank found, by the
         bottom-up scan restricted to them. Returns (found, their edges, edges examined)."""
         graph, comm = self.graph, self.comm
         queue = bitmap_to_queue(frontier.local)
-        frontier.publish()
-        np.bitwise_or(self.visited, frontier.whole, out=self.visited)
-        visited_before = self.local_visited.copy()  # requesting marks the children visited, this rank's too
+        # this rank's words as the level starts: every rank's requests mark the children visited (on a host's
+        # shared bitmap, this rank's children too) from the barrier in _mark_frontier_visited on
+        visited_before = self.local_visited | frontier.local
+        self._mark_frontier_visited(frontier, queue, frontier_size)
+        frontier.publish()  # the scan below reads it whole
         child, _, task_counts, edges = self._request_children(queue)
         self.found[:] = 0
         for task in range(task_counts.shape[0]):  # each task's children from its share's first edge index on
@@ -456,8 +466,9 @@ class DistributedBFS:
         frontier.local[:] = 0
         if owns_root:
             frontier.local[local_root >> WORD_SHIFT] = bit_of(local_root)
-        self.visited[:] = 0
-        self.local_visited[:] = self.layout.no_edge_bitmap
+        self.local_visited[:] = self.layout.no_edge_bitmap  # on a shared bitmap each rank clears its own words
+        if not self._visited.shared:
+            self.visited[:] = 0  # this rank's copy of the others' words
         word_bounds, task_copy = self.layout.tasks()
         root_edges = graph.offsets[local_root + 1] - graph.offsets[local_root] if owns_root else 0
         frontier_size, frontier_edges = comm.allreduce(np.array([owns_root, root_edges], dtype=np.int64), "sum")
@@ -482,7 +493,8 @@ class DistributedBFS:
             else:
                 unexplored_edges -= frontier_edges
                 if frontier_edges >= self.found_bitmap_edges:
-                    found, found_edges, examined = self._found_bitmap_step(frontier, next_frontier.local, parent)
+                    found, found_edges, examined = self._found_bitmap_step(frontier, frontier_size,
+                                                                           next_frontier.local, parent)
                 else:
                     found, found_edges, examined = self._top_down_step(frontier, frontier_size,
                                                                        next_frontier.local, parent)
@@ -493,7 +505,7 @@ class DistributedBFS:
                                                  / self.beta)):
                 bottom_up, left_bottom_up = False, True  # as Beamer et al.: at least one top-down level next
                 if totals[0]:
-                    self._publish_visited(frontier)  # the level's frontier: the next level's output
+                    self._visited.publish()  # the ranks' words, which bottom-up levels update alone
                     found_edges = bitmap_to_queue_and_edges(next_frontier.local, graph.offsets)[1]
                     totals[1] = comm.allreduce(found_edges, "sum")
             frontier_size, frontier_edges = int(totals[0]), int(totals[1])
