@@ -33,6 +33,7 @@ same for the one-GPU run (its traced levels take one level per launch).
 """
 
 import argparse
+import faulthandler
 import functools
 import json
 import math
@@ -112,7 +113,9 @@ def reference_graph_on_gpus(scale, edgefactor, num_roots):
 
 
 def measure(args):
-    """One measurement on this process group's ranks; rank 0 writes its numbers to ``args.measure``."""
+    """One measurement on this process group's ranks; rank 0 writes its numbers to ``args.measure``. A rank still
+    running near the group's time limit prints every thread's stack and exits (a hung collective says where)."""
+    faulthandler.dump_traceback_later(0.9 * args.timeout, exit=True)
     comm, graph, roots, build_seconds, bfs_class, sssp_class = reference_graph_on_gpus(args.scale, args.edgefactor,
                                                                                       args.roots)
     several = comm.size > 1
@@ -164,14 +167,23 @@ def run_measurement(args, gpus, scale, folder):
     path = pathlib.Path(folder) / f"g{gpus}-s{scale}.json"
     command = shlex.split(args.mpiexec) + ["-n", str(gpus), sys.executable, str(pathlib.Path(__file__).resolve()),
                                            "--measure", str(path), "--scale", str(scale), "--roots",
-                                           str(args.roots), "--edgefactor", str(args.edgefactor)]
+                                           str(args.roots), "--edgefactor", str(args.edgefactor),
+                                           "--timeout", str(args.timeout)]
     command += [argument for name, value in args.bfs_option for argument in ("--bfs-option", f"{name}={value}")]
     environment = {**os.environ, "NCCL_NVLS_ENABLE": "0",
                    "PYTHONPATH": os.pathsep.join(filter(None, [str(REPOSITORY), os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=args.timeout)
+    try:
+        result = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired as expired:
+        result = subprocess.CompletedProcess(command, None, expired.stdout or "", expired.stderr or "")
     if result.returncode != 0 or not path.exists():
-        lines = (result.stderr or result.stdout).strip().splitlines()
-        return {"gpus": gpus, "scale": scale, "error": lines[-1] if lines else f"exit {result.returncode}"}
+        output = result.stderr or result.stdout
+        lines = (output.decode(errors="replace") if isinstance(output, bytes) else output).strip().splitlines()
+        error = f"timed out after {args.timeout:g} s" if result.returncode is None else (
+            lines[-1] if lines else f"exit {result.returncode}")
+        print(f"{gpus} GPU(s) at SCALE {scale}: {error}; the group's last lines:", *lines[-40:], sep="\n",
+              file=sys.stderr)
+        return {"gpus": gpus, "scale": scale, "error": error}
     return json.loads(path.read_text())
 
 
@@ -206,7 +218,9 @@ def main():
     parser.add_argument("--edgefactor", type=int, default=16)
     parser.add_argument("--roots", type=int, default=16)
     parser.add_argument("--mpiexec", default="mpiexec", help='launcher command (default "mpiexec")')
-    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per measurement")
+    parser.add_argument("--timeout", type=float, default=900.0,
+                        help="seconds a measurement (default 900): a group still running then prints its ranks' "
+                             "stacks and fails")
     parser.add_argument("--bfs-option", metavar="NAME=VALUE", type=kernel_option, action="append", default=[],
                         help="a keyword of the multi-GPU BFS (alpha=100, say); repeatable")
     parser.add_argument("--json", metavar="PATH", help="write the records as JSON")

@@ -258,11 +258,12 @@ def test_multi_gpu_benchmark_prints_both_tables(tmp_path):
 
     record_path = tmp_path / "scaling.json"
     result = subprocess.run([sys.executable, "benchmarks/multi_gpu.py", "--gpus", "2", "--scale", "12", "--roots",
-                             "2", "--mpiexec", MPIEXEC, "--json", str(record_path)], capture_output=True, text=True,
-                            timeout=600, env=program_environment(4), cwd=REPOSITORY)
+                             "2", "--mpiexec", MPIEXEC, "--timeout", "150", "--json", str(record_path)],
+                            capture_output=True, text=True, timeout=600, env=program_environment(4), cwd=REPOSITORY)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Weak scaling" in result.stdout and "Strong scaling at SCALE 12" in result.stdout
     records = json.loads(record_path.read_text())
     assert [(record["gpus"], record["scale"]) for record in records] == [(1, 12), (2, 12), (2, 13)]
-    assert all("error" not in record and record["bfs_teps"] > 0 and record["sssp_teps"] > 0 for record in records)
+    assert all("error" not in record for record in records), result.stderr[-3000:]  # a failed group's stacks
+    assert all(record["bfs_teps"] > 0 and record["sssp_teps"] > 0 for record in records)
     assert all(level[6] > 0 for level in records[1]["levels"])  # compute milliseconds of every level
