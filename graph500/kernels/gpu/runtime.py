@@ -19,6 +19,7 @@ held.
 
 import ctypes
 import functools
+import gc
 import mmap
 import pathlib
 
@@ -354,13 +355,20 @@ class PhaseTimer:
 
 def captured(steps):
     """CUDA graphs of ``steps`` (callables that enqueue a fixed sequence of work), captured on a stream of their
-    own and launched on the search's."""
+    own and launched on the search's. No garbage collection runs meanwhile: a finalizer that synchronizes the
+    device (`_RegisteredPages`) would break the capture, on one rank of several, which the others then wait for."""
     cupy.cuda.get_current_stream().synchronize()
     stream = cupy.cuda.Stream(non_blocking=True)
     graphs = []
-    with stream:
-        for step in steps:
-            stream.begin_capture()
-            step()
-            graphs.append(stream.end_capture())
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with stream:
+            for step in steps:
+                stream.begin_capture()
+                step()
+                graphs.append(stream.end_capture())
+    finally:
+        if collecting:
+            gc.enable()
     return graphs
