@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from multi_gpu import reference_graph_on_gpus  # benchmarks/multi_gpu.py, beside this script
+from multi_gpu import leave, reference_graph_on_gpus  # benchmarks/multi_gpu.py, beside this script
 
 SSSP_STEPS = ["_collect", "_light_phase", "_small_steps", "_bucket_members", "_heavy_phase", "_pull",
               "_neighbour_distances", "_relax", "_offer", "_global", "_global_sums", "_result"]  # one GPU's and P's
@@ -108,10 +108,15 @@ def main():
                 stream.synchronize()
                 if round_number:
                     runs[mode].append((time.perf_counter() - origin[0], list(log)))
-    if comm.rank != 0:
-        return 0
-    print(f"{kernel.name} on {comm.size} GPU(s), SCALE {args.scale}, {len(roots)} keys x {args.rounds - 1} counted "
-          "rounds")
+    if comm.rank == 0:
+        print_steps(f"{kernel.name} on {comm.size} GPU(s), SCALE {args.scale}, {len(roots)} keys x "
+                    f"{args.rounds - 1} counted rounds", runs)
+    leave(comm)
+
+
+def print_steps(title, runs):
+    """Each mode's median search and steps, and the median warm search's timeline where it is short."""
+    print(title)
     for mode, mode_runs in runs.items():
         search, steps = summary(mode_runs)
         print(f"{mode}: the median search {1e3 * search:.3f} ms; each step's host ms summed over a search (calls):")
@@ -119,13 +124,12 @@ def main():
             print(f"  {label:24s} {1e3 * seconds:8.3f} ({calls:g})")
     total, entries = sorted(runs["warm"], key=lambda run: run[0])[len(runs["warm"]) // 2]
     if len(entries) > TIMELINE_STEPS:
-        return 0
+        return
     print("the median warm search's timeline (ms from its start):")
     for label, enter, exit_ in sorted(entries, key=lambda entry: entry[1]):
         print(f"  {1e3 * enter:8.3f} - {1e3 * exit_:8.3f}  {label}")
     print(f"  {1e3 * total:8.3f}  the search's end (the GPU done)")
-    return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

@@ -115,8 +115,9 @@ def reference_graph_on_gpus(scale, edgefactor, num_roots):
 
 
 def measure(args):
-    """One measurement on this process group's ranks; rank 0 writes its numbers to ``args.measure``. A rank still
-    running near the group's time limit prints every thread's stack and exits (a hung collective says where)."""
+    """One measurement on this process group's ranks, which then leave (`leave`); rank 0 writes its numbers to
+    ``args.measure``. A rank still running near the group's time limit prints every thread's stack and exits (a
+    hung collective says where)."""
     faulthandler.dump_traceback_later(0.9 * args.timeout, exit=True)
     comm, backend, graph, roots, build_seconds, bfs_class, sssp_class = reference_graph_on_gpus(  # backend held
         args.scale, args.edgefactor, args.roots)
@@ -144,7 +145,7 @@ def measure(args):
             sssp_phases[key].append(value)
     exchange = allgather_seconds(graph.comm, 1 << args.scale) if several else None
     if comm.rank != 0:
-        return
+        leave(comm)
     edges = args.edgefactor << args.scale
     record = {
         "gpus": comm.size, "scale": args.scale, "roots": len(roots), "kernel_1_seconds": build_seconds,
@@ -162,6 +163,16 @@ def measure(args):
         "bitmap_allgather_ms": None if exchange is None else 1e3 * exchange,
     }
     pathlib.Path(args.measure).write_text(json.dumps(record))
+    leave(comm)
+
+
+def leave(comm):
+    """End a measurement's rank after a barrier, its objects alive: the ranks of two H200s hung destroying them at
+    `measure`'s return (the kernels' CUDA graphs, the NCCL communicators; session 35)."""
+    comm.barrier()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def run_measurement(args, gpus, scale, folder):
@@ -229,7 +240,7 @@ def main():
     parser.add_argument("--measure", metavar="PATH", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
-        return measure(args)
+        measure(args)
     weak_scale = args.scale + int(math.log2(args.gpus))
     with tempfile.TemporaryDirectory() as folder:
         one, strong, weak = (run_measurement(args, gpus, scale, folder)
