@@ -85,9 +85,8 @@ def allgather_seconds(comm, num_vertices):
 def reference_graph_on_gpus(scale, edgefactor, num_roots):
     """``(comm, backend, graph, roots, kernel 1's seconds, bfs class, sssp class)``: the reference graph (seeds 2 and
     3) built on this process group's GPUs, one a rank (the multi-GPU backend and kernels on several, as ``mpiexec -n
-    G graph500 run --backend gpu``; the one-GPU ones alone), and its first ``num_roots`` search keys. Hold the
-    backend while the graph is searched, as a run does (its host arrays are pinned; their finalizer synchronizes
-    the device)."""
+    G graph500 run --backend gpu``; the one-GPU ones alone), and its first ``num_roots`` search keys. The backend
+    is held while the graph is searched, as in a run."""
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
     from graph500.comm import slowest, world
     from graph500.distributed import set_threads_per_rank

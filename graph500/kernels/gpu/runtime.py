@@ -19,7 +19,6 @@ held.
 
 import ctypes
 import functools
-import gc
 import mmap
 import pathlib
 
@@ -355,20 +354,13 @@ class PhaseTimer:
 
 def captured(steps):
     """CUDA graphs of ``steps`` (callables that enqueue a fixed sequence of work), captured on a stream of their
-    own and launched on the search's. No garbage collection runs meanwhile: a finalizer that synchronizes the
-    device (`_RegisteredPages`) would break the capture, on one rank of several, which the others then wait for."""
+    own and launched on the search's."""
     cupy.cuda.get_current_stream().synchronize()
     stream = cupy.cuda.Stream(non_blocking=True)
     graphs = []
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        with stream:
-            for step in steps:
-                stream.begin_capture()
-                step()
-                graphs.append(stream.end_capture())
-    finally:
-        if collecting:
-            gc.enable()
+    with stream:
+        for step in steps:
+            stream.begin_capture()
+            step()
+            graphs.append(stream.end_capture())
     return graphs
