@@ -177,9 +177,13 @@ class Parents:
     parent (`label_of`): the table is read once per frontier vertex top-down
     and mostly at hubs bottom-up, whose entries stay in cache. `finish` then
     gathers the output in original order, ``original[w] =
-    array[new_label[w]]``: one random read per vertex with edges and
-    sequential writes, the vertices without edges (labels from ``filled`` on,
-    last in degree order) -1 without a read. Mapping afterwards instead,
+    array[new_label[w]]``: sequential writes and one read a vertex, without
+    a branch (the array's entries from ``filled`` on, the vertices without
+    edges, last in degree order, hold -1: no search writes them but at the
+    root, whose entry `finish` mends). A branch there that skipped those
+    vertices' reads mispredicted at random (about 40% of a rank's block):
+    5.4 ms against 1.0 ms for a block of 2^20 vertices (a rank of two, SCALE
+    21, one thread: `docs/measurements.md`, session 35). Mapping afterwards instead,
     ``original[order[v]] = order[array[v]]``, made two random accesses per
     vertex, one of them a write: at SCALE 22 on 2 threads the map took
     5.8 ms, the gather and the reset 1.4 ms, of a 30 ms search (the same
@@ -262,7 +266,7 @@ class Parents:
             _map_unmapped(self.array, self.unmapped, *self.labels)
         elif self.written is None:  # every parent written as a search label: mapped in place, in label order
             _map_parents_in_place(self.array, self._filled, *self.labels)
-        _gather_parents(self._new_label, self._filled, self.array, original)
+        _gather_parents(self._new_label, self.array, original)
         _reset(self.array, self._filled, numba.get_num_threads())
         root = self._root
         if root is not None:  # also a root without edges
@@ -334,11 +338,9 @@ def _map_unmapped(parent, unmapped, words, word_ranks, values):
 
 
 @numba.njit(parallel=True, cache=True)
-def _gather_parents(new_label, filled, parent, original):
-    end = np.uint64(filled)
+def _gather_parents(new_label, parent, original):
     for w in numba.prange(original.shape[0]):
-        v = np.uint64(new_label[w])
-        original[w] = parent[v] if v < end else -1
+        original[w] = parent[np.uint64(new_label[w])]
 
 
 @numba.njit(parallel=True, cache=True)
