@@ -167,7 +167,7 @@ def measure(args):
 
 def leave(comm):
     """End a measurement's rank after a barrier, its objects alive: the ranks of two H200s hung destroying them at
-    `measure`'s return (the kernels' CUDA graphs, the NCCL communicators; session 35)."""
+    `measure`'s return (the kernels' CUDA graphs, the NCCL communicators: docs/measurements.md)."""
     comm.barrier()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -180,10 +180,9 @@ class Parents:
     array[new_label[w]]``: sequential writes and one read a vertex, without
     a branch (the array's entries from ``filled`` on, the vertices without
     edges, last in degree order, hold -1: no search writes them but at the
-    root, whose entry `finish` mends). A branch there that skipped those
-    vertices' reads mispredicted at random (about 40% of a rank's block):
-    5.4 ms against 1.0 ms for a block of 2^20 vertices (a rank of two, SCALE
-    21, one thread: `docs/measurements.md`, session 35). Mapping afterwards instead,
+    root, whose entry `finish` mends): a branch that skipped those vertices'
+    reads mispredicted at random (about 40% of a rank's block) and cost five
+    times the gather (`docs/measurements.md`). Mapping afterwards instead,
     ``original[order[v]] = order[array[v]]``, made two random accesses per
     vertex, one of them a write: at SCALE 22 on 2 threads the map took
     5.8 ms, the gather and the reset 1.4 ms, of a 30 ms search (the same
