@@ -6,7 +6,8 @@ script imports kernel internals, and one at SCALE 10 once read before the
 start of the edge list). Scripts for several ranks run on 2 (skipped
 without mpi4py or a launcher), GPU scripts are marked ``gpu`` (skipped
 without a device; not here: ``gpu_profile.py``, which needs Nsight Compute,
-and ``multi_gpu.py``, which needs two GPUs: ``test_multi_gpu.py`` runs it),
+and ``multi_gpu.py``, which needs two GPUs: ``test_multi_gpu.py`` runs it;
+here only its report of a hung launch),
 and the GAPBS comparison without GAPBS must say how to build it, in a few
 lines, and fail.
 """
@@ -150,3 +151,13 @@ def test_gpu_script_runs(script, argv):
     result = run_script(script, *argv)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert result.stdout.strip()
+
+
+def test_multi_gpu_reports_a_hung_group_and_its_last_lines():
+    """benchmarks/multi_gpu.py with a launcher that prints a line and then never ends (no GPU needed): each
+    measurement group is stopped at ``--timeout``, its row says so, and its last lines reach stderr."""
+    result = run_script("multi_gpu.py", "--gpus", "2", "--scale", "10", "--roots", "2", "--timeout", "2",
+                        "--mpiexec", "sh -c 'echo the group started >&2; sleep 60'")
+    assert_ran(result, "Weak scaling", "Strong scaling at SCALE 10")
+    assert result.stdout.count("timed out after 2 s") == 4  # one and two GPUs in both tables
+    assert result.stderr.count("timed out after 2 s; the group's last lines:\nthe group started") == 3
