@@ -175,6 +175,23 @@ def test_bfs_parent_array_is_kept_between_searches_and_never_returned(name):
     np.testing.assert_array_equal(kernel.search(case.roots[1]), outputs[1])
 
 
+@pytest.mark.parametrize("name", ["top-down", "bottom-up", "direction-optimizing"])
+def test_bfs_parent_array_holds_minus_one_past_the_vertices_with_edges(name):
+    """`Parents.finish` gathers the output without testing whether a vertex has edges: the kept array's entries
+    from the first vertex without edges on must hold -1 after every search, from an isolated root too."""
+    case = rmat_case(10, 4, seed=7)
+    kernel = kernels.get("bfs", "cpu", name)(case.graphs["kernel-1"])
+    degrees = np.diff(kernel.graph.offsets)
+    filled = int(np.count_nonzero(degrees))  # degree order puts the vertices without edges last
+    assert filled < case.num_vertices and not degrees[filled:].any()
+    assert degrees[kernel.graph.new_label[case.roots[-1]]] == 0  # an isolated root among the keys
+    for root in case.roots:
+        parents = kernel.search(root)
+        validate_bfs(case.validation, root, parents)
+        assert (kernel.parents.array[filled:] == -1).all()
+        assert parents[root] == root
+
+
 def test_delta_stepping_grows_its_buffers_and_searches_again():
     case = fixture_case(FIXTURES[-1])
     reference = kernels.get("sssp", "cpu", "dijkstra")(case.graphs["build_csr"])
