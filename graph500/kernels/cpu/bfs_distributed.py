@@ -368,16 +368,19 @@ class DistributedBFS:
             self.requests = np.empty((2, size), dtype=self.requests.dtype)
             self.send = np.empty(size, dtype=np.uint64)
 
-    def _mark_frontier_visited(self, frontier, queue, frontier_size):
+    def _mark_frontier_visited(self, frontier, queue, frontier_size, publish_frontier=False):
         """Set every rank's frontier vertices (this rank's: ``queue``) in the visited bitmap. On a host's shared
         bitmap each rank sets its own, then a barrier, before any rank marks its requests there (a mark lost
         to another rank's write at the same time costs a duplicate request; the owners' bits are all set
         before). Else this rank's copy takes every rank's: their labels allgathered when they are fewer bytes
-        than the bitmap (``frontier_size``, the global count, says), else the frontier's words."""
-        set_bits(self.local_visited, queue)
+        than the bitmap (``frontier_size``, the global count, says), else the frontier's words.
+        ``publish_frontier``: the caller reads the frontier whole too; it is published once either way."""
+        set_bits(self.local_visited, queue)  # a view of the whole on a shared bitmap, else this rank's own words
         if self._visited.shared:
             self._visited.publish()
-        elif frontier_size * self.graph.neighbors.itemsize < self.visited.nbytes:
+            if publish_frontier:
+                frontier.publish()
+        elif not publish_frontier and frontier_size * self.graph.neighbors.itemsize < self.visited.nbytes:
             set_bits(self.visited, self.comm.allgather((self.graph.first_vertex + queue).astype(
                 self.graph.neighbors.dtype)))
         else:
@@ -410,8 +413,7 @@ class DistributedBFS:
         # this rank's words as the level starts: every rank's requests mark the children visited (on a host's
         # shared bitmap, this rank's children too) from the barrier in _mark_frontier_visited on
         visited_before = self.local_visited | frontier.local
-        self._mark_frontier_visited(frontier, queue, frontier_size)
-        frontier.publish()  # the scan below reads it whole
+        self._mark_frontier_visited(frontier, queue, frontier_size, publish_frontier=True)  # the scan reads it whole
         child, _, task_counts, edges = self._request_children(queue)
         self.found[:] = 0
         for task in range(task_counts.shape[0]):  # each task's children from its share's first edge index on

@@ -16,8 +16,8 @@ bottom-up level runs as a captured CUDA graph
 (scan, allgather, its counts summed by NCCL on the device); small top-down
 levels too, decided on the device, several a read, the root's launched with
 its counts summed on the device (no read before them); the direction
-switches too (a switch launched step by step cost two GPUs 0.07 ms of host
-time each way, one GPU a tenth of that). Parents are global
+switches too (launched step by step, a switch cost several GPUs far more
+host time than one GPU). Parents are global
 labels written by the child's owner; P = 1 is the one-GPU search without
 its degree ordering.
 `docs/multi-gpu.md` has the details and the costs.
@@ -233,6 +233,10 @@ class DistributedDirectionOptimizingBFS:
             level += 1
         return self._to_input_labels(parent, root) if renumbered else parent
 
+    def _queue_index(self):
+        """Which of ``_queues`` holds the frontier now (the captured graphs are made for each)."""
+        return 0 if self._queue is self._queues[0] else 1
+
     def _small_level_takes(self, size, edges):
         """Whether a captured small top-down level takes a frontier of ``size`` vertices and ``edges`` edges."""
         return size <= SMALL_FRONTIER and edges <= self.small_edges
@@ -254,7 +258,7 @@ class DistributedDirectionOptimizingBFS:
         if counts_on_device:
             self.comm.allreduce(self._counters.device[FRONTIER_SIZE:FRONTIER_EDGES + 1], "sum",
                                 out=self._small_state[SMALL_GLOBAL_SIZE:SMALL_GLOBAL_EDGES + 1])
-        first = 0 if self._queue is self._queues[0] else 1
+        first = self._queue_index()
         for k in range(1 if self.record_trace else self.graph_levels):
             self._small_graphs[(first + k) % 2].launch()
         state = self._counters.read()[self._state_first:]
@@ -393,8 +397,8 @@ class DistributedDirectionOptimizingBFS:
 
     def _switch(self, to_bottom_up, frontier_index, timer):
         """Change direction between the rank's queue and ``_frontiers[frontier_index]`` (a captured graph unless
-        tracing: a switch launched step by step cost two GPUs 0.07 ms of host time each way)."""
-        key = (to_bottom_up, 0 if self._queue is self._queues[0] else 1, frontier_index)
+        tracing: docs/multi-gpu.md has the host time a switch launched step by step cost)."""
+        key = (to_bottom_up, self._queue_index(), frontier_index)
         if self._switch_graphs and not self.record_trace:
             self._switch_graphs[key].launch()
         else:
