@@ -171,6 +171,8 @@ from graph500.validators import ValidationGraph, validate_bfs
 scale, edgefactor, num_roots, parallel_edges, busiest_rank = (int(arg) for arg in sys.argv[1:6])
 found_bitmap_edges = float(sys.argv[6])
 comm = world()
+if sys.argv[7] == "0":
+    comm._host_comm = False  # no shared windows: every rank its own copies, as ranks on several hosts
 num_vertices, num_tuples = 1 << scale, edgefactor << scale
 blocks = VertexBlocks(num_vertices, comm.size)
 start, stop = tuple_range(num_tuples, comm.rank, comm.size)
@@ -202,15 +204,16 @@ for root in roots:
 
 
 @needs_mpi
-@pytest.mark.parametrize("num_ranks, threads, parallel_edges, busiest_rank, found_bitmap_edges",
-                         [(2, 1, 1 << 15, 1, float("inf")), (3, 2, 0, 0, 0), (2, 2, 0, 1, 1 / 64)])
+@pytest.mark.parametrize("num_ranks, threads, parallel_edges, busiest_rank, found_bitmap_edges, shared",
+                         [(2, 1, 1 << 15, 1, float("inf"), 1), (3, 2, 0, 0, 0, 1), (2, 2, 0, 1, 1 / 64, 1),
+                          (3, 1, 1 << 15, 1, float("inf"), 0), (3, 1, 0, 0, 0, 0)])
 def test_ranks_build_valid_trees_with_the_one_process_nedge(tmp_path, num_ranks, threads, parallel_edges, busiest_rank,
-                                                            found_bitmap_edges):
+                                                            found_bitmap_edges, shared):
     scale, edgefactor, num_roots = 11, 16, 8
     script = tmp_path / "ranks.py"
     script.write_text(RANK_SCRIPT)
     result = run_ranks(num_ranks, script, scale, edgefactor, num_roots, parallel_edges, busiest_rank,
-                       found_bitmap_edges, threads=threads)
+                       found_bitmap_edges, shared, threads=threads)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     lines = [line.split() for line in result.stdout.splitlines() if line.startswith("nedge")]
     src, dst, _ = kronecker.generate_edges(scale, edgefactor, 2, 3)
