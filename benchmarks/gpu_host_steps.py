@@ -84,8 +84,7 @@ def main():
     args = parser.parse_args()
     from graph500.kernels.gpu.runtime import cupy
 
-    comm, backend, graph, roots, _, bfs_class, sssp_class = reference_graph_on_gpus(args.scale, args.edgefactor,
-                                                                                    args.roots)
+    comm, graph, roots, _, bfs_class, sssp_class = reference_graph_on_gpus(args.scale, args.edgefactor, args.roots)
     several = comm.size > 1
     kernel = (bfs_class if args.kernel == "bfs" else sssp_class)(graph)
     log, origin = [], [0.0]

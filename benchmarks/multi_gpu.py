@@ -83,10 +83,9 @@ def allgather_seconds(comm, num_vertices):
 
 
 def reference_graph_on_gpus(scale, edgefactor, num_roots):
-    """``(comm, backend, graph, roots, kernel 1's seconds, bfs class, sssp class)``: the reference graph (seeds 2 and
-    3) built on this process group's GPUs, one a rank (the multi-GPU backend and kernels on several, as ``mpiexec -n
-    G graph500 run --backend gpu``; the one-GPU ones alone), and its first ``num_roots`` search keys. The backend
-    is held while the graph is searched, as in a run."""
+    """``(comm, graph, roots, kernel 1's seconds, bfs class, sssp class)``: the reference graph (seeds 2 and 3) built
+    on this process group's GPUs, one a rank (the multi-GPU backend and kernels on several, as ``mpiexec -n G
+    graph500 run --backend gpu``; the one-GPU ones alone), and its first ``num_roots`` search keys."""
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
     from graph500.comm import slowest, world
     from graph500.distributed import set_threads_per_rank
@@ -110,7 +109,7 @@ def reference_graph_on_gpus(scale, edgefactor, num_roots):
     src, dst, weights = backend.generate(scale, edgefactor, 2, 3)
     graph, build_seconds = slowest(comm, functools.partial(backend.build, src, dst, num_vertices, weights))
     roots, _ = search_keys(scale, 2, 3, backend.incident_vertices(src, dst, num_vertices), num_roots)
-    return comm, backend, graph, [int(root) for root in roots], build_seconds, bfs_class, sssp_class
+    return comm, graph, [int(root) for root in roots], build_seconds, bfs_class, sssp_class
 
 
 def measure(args):
@@ -118,8 +117,8 @@ def measure(args):
     ``args.measure``. A rank still running near the group's time limit prints every thread's stack and exits (a
     hung collective says where)."""
     faulthandler.dump_traceback_later(0.9 * args.timeout, exit=True)
-    comm, backend, graph, roots, build_seconds, bfs_class, sssp_class = reference_graph_on_gpus(  # backend held
-        args.scale, args.edgefactor, args.roots)
+    comm, graph, roots, build_seconds, bfs_class, sssp_class = reference_graph_on_gpus(args.scale, args.edgefactor,
+                                                                                      args.roots)
     several = comm.size > 1
     bfs = bfs_class(graph, **(dict(args.bfs_option) if several else {}))
     sssp = sssp_class(graph)
