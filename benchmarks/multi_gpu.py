@@ -166,10 +166,14 @@ def measure(args):
 
 def leave(comm):
     """End a measurement's rank after a barrier, its objects alive: the ranks of two H200s hung destroying them at
-    `measure`'s return (the kernels' CUDA graphs, the NCCL communicators: docs/measurements.md)."""
+    `measure`'s return (the kernels' CUDA graphs, the NCCL communicators: docs/measurements.md). MPI is finalized
+    first: Open MPI's launcher fails a job whose rank exits without it."""
+    from mpi4py import MPI
+
     comm.barrier()
     sys.stdout.flush()
     sys.stderr.flush()
+    MPI.Finalize()
     os._exit(0)
 
 
