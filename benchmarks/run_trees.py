@@ -10,7 +10,8 @@ fresh process (``mpiexec -n P`` where P > 1; one rank a GPU with
 ``--backend gpu``), with ``graph500`` imported from each tree (a ``git
 archive`` of a commit unpacked somewhere, or ``git worktree add``). The run's
 options go after ``--`` (``--json`` is this script's). Printed per pass:
-each tree's median harmonic-mean TEPS and construction seconds, and the
+each tree's median harmonic-mean TEPS, validation seconds a tree (where
+validated) and construction seconds, and the
 median ratio of candidate to baseline over the pairs with its spread (for
 seconds, below 1 is the faster). `gpu_trees.py` does the same with
 ``benchmarks/gpu.py`` (one GPU, every kernel).
@@ -19,6 +20,7 @@ seconds, below 1 is the faster). `gpu_trees.py` does the same with
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +40,8 @@ def run_once(tree, ranks, mpiexec, options, output):
     record = json.loads(Path(output).read_text())
     values = {(kind, "harmonic-mean TEPS"): record["statistics"][kind]["TEPS"]["harmonic_mean"]
               for kind in ("bfs", "sssp") if record["statistics"].get(kind)}  # None for a pass not run
+    values.update({(kind, "validation s a tree (median)"): statistics.median(record[kind]["validate_times"])
+                   for kind in ("bfs", "sssp") if (record.get(kind) or {}).get("validate_times")})
     values[("kernel 1", "construction s")] = record["construction_time"]
     return values
 

@@ -294,6 +294,8 @@ from graph500.validators import common, distributed
 SCALE, EDGEFACTOR, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 ENGINES = ("numba", "generic")
 comm = MPICommunicator()
+if sys.argv[4] == "0":
+    comm._host_comm = False  # no shared windows (the levels' bitmaps): every rank its own copies, as on several hosts
 P, rank = comm.size, comm.rank
 last = P - 1
 N, M = 1 << SCALE, EDGEFACTOR << SCALE
@@ -516,11 +518,11 @@ VERTEX_RULES = {"parents-length", "distances-length", "parent-out-of-range", "ro
 
 
 @needs_mpi
-@pytest.mark.parametrize("num_ranks", [2, 3])
-def test_ranks_agree_and_catch_every_fault(tmp_path, num_ranks):
+@pytest.mark.parametrize("num_ranks, shared_windows", [(2, True), (3, True), (2, False)])
+def test_ranks_agree_and_catch_every_fault(tmp_path, num_ranks, shared_windows):
     script = tmp_path / "ranks.py"
     script.write_text(RANK_SCRIPT)
-    result = run_ranks(num_ranks, script, 11, 16, tmp_path)
+    result = run_ranks(num_ranks, script, 11, 16, tmp_path, int(shared_windows))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     ranks = [json.loads((tmp_path / f"rank{rank}.json").read_text()) for rank in range(num_ranks)]
     assert ranks[0]["remote_tree_edges"] > 0 and ranks[0]["remote_tuples"] > 0

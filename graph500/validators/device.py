@@ -13,7 +13,8 @@ tuples and vertices.
 `LabelPlaces` gives each label its place among a set of distinct labels in
 O(1) (a bitmap of all N labels and the set bits before each word, N / 8 bytes
 each), as `graph500.partition.DistinctLabels` does on NumPy: the distributed
-validator's endpoints and parents on GPU ranks.
+validator's endpoints and parents on GPU ranks. `descend_levels` is a round of
+the distributed BFS validator's levels.
 """
 
 import pathlib
@@ -39,8 +40,10 @@ _INDEX_TYPES = ("int", "long long")  # indices and parents (`partition.index_dty
 _LEVEL_TYPES = ("signed char", "short", "int", "long long")  # `bfs.narrowest_levels`
 _LABEL_TYPES = ("int", "unsigned int", "long long")  # tuples' labels as stored, parents
 # Every instance a validation may launch, compiled as one module: the BFS's by index and level type, the SSSP's by
-# index type, the places' by label and place type, the bits' by label type.
+# index type, the places' by label and place type, the bits' by label type, the distributed levels' rounds by index
+# and level type (levels of int32 or int64 there).
 _INSTANCES = tuple([f"bfs_tuple_pass<{index}, {level}>" for index in _INDEX_TYPES for level in _LEVEL_TYPES]
+                   + [f"descend_levels<{index}, {level}>" for index in _INDEX_TYPES for level in _LEVEL_TYPES[2:]]
                    + [f"sssp_tuple_pass<{index}>" for index in _INDEX_TYPES]
                    + [f"bit_places<{label}, {place}>" for label in _LABEL_TYPES for place in _INDEX_TYPES]
                    + [f"set_bits<{label}>" for label in _LABEL_TYPES])
@@ -101,6 +104,17 @@ def sssp_pass(vg, root, reached, parents, distances, confirmed=None, tie_capacit
 def set_bits(words, labels):
     """Set the bit of each of ``labels`` (CuPy, each in [0, 64 len(words))) in the uint64 ``words``."""
     _launch("set_bits", (labels.dtype,), labels.shape[0], labels, numpy.int64(labels.shape[0]), words)
+
+
+def descend_levels(parents, levels, level_words, level, next_words):
+    """A round of the distributed BFS validator's levels on CuPy arrays (`distributed._levels_from_root`): ``level``
+    on the block's vertices still without one whose parent's bit is set in ``level_words`` (all N), their bits into
+    ``next_words`` (the block's, overwritten); how many took it (a read). A thread a vertex of the block."""
+    next_words.fill(0)
+    found = cupy.zeros(1, dtype=cupy.uint64)
+    _launch("descend_levels", (parents.dtype, levels.dtype), parents.shape[0], parents,
+            numpy.int64(parents.shape[0]), level_words, levels, numpy.int64(level), next_words, found)
+    return int(found[0])
 
 
 class LabelPlaces:

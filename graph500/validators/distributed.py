@@ -17,9 +17,9 @@ when given one. Every call is collective.
    self-parents, the root's distance): the lowest offending vertex over the
    ranks (blocks are in label order), as one process finds it.
 3. Levels: a BFS (the fused passes' engines) from the root, a round a
-   level: each rank asks the owners of its vertices' distinct parents once,
-   then round k every owner sends the places of those at level k (an
-   alltoallv) and they set level k + 1 on their children; elsewhere (the
+   level: round k every rank publishes the bits of its vertices at level k
+   (a gathered bitmap of all N) and its unleveled vertices whose parent's
+   bit is set take level k + 1; elsewhere (the
    array-generic engine), for a tree deeper than ``LEVEL_ROUNDS`` and for an
    SSSP where the tuple pass leaves a doubt, by pointer jumping: a round asks the
    owners of the pending vertices' ancestors for their (ancestor, depth), an
@@ -45,7 +45,8 @@ when given one. Every call is collective.
 
 Memory a rank: its tuples, its block's values, a few values an endpoint of
 its tuples and a bitmap of those endpoints with a count a word (N / 8 bytes
-each: parents relabelled in O(1)). Errors and messages are the single-process validator's (P = 1
+each: parents relabelled in O(1)); the levels' two bitmaps of all N while
+they are found. Errors and messages are the single-process validator's (P = 1
 gives its very result). `count_reached_tuples(local_reached)` gives nedge
 without validation (the owners' first-endpoint counts, one scalar exchange a
 search). Arrays travel through the communicator, in the array module of the
@@ -53,13 +54,14 @@ rank's tuples: NumPy with MPI, CuPy with NCCL. The longer text:
 docs/kernels/distributed-validator.md.
 """
 
+import functools
 import math
 
 import numba
 import numpy
 
 from ..errors import ValidationError
-from ..partition import DistinctLabels, bitmap_words, index_dtype_for, place
+from ..partition import DistinctLabels, bitmap_words, index_dtype_for
 from . import bfs, device, sssp
 from .common import (TIES_ON_DEVICE, TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGraph, array_module, check_edges,
                      check_root, first_true, out_of_range, raise_cycle, raise_out_of_range, raise_root_not_self_parent,
@@ -68,6 +70,9 @@ from .common import (TIES_ON_DEVICE, TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGrap
 # Rounds of `_levels_from_root`, a level each, before the pointer jumping takes over: a BFS tree of the reference
 # graphs is a few levels deep; a chain longer than this is a faulty tree's, where the jumping's log2 rounds win
 LEVEL_ROUNDS = 64
+# The vertices still without a level a thread takes in a round of `_levels_from_root` on NumPy: fewer stay on the
+# calling thread (waking the others costs more than a round of a few thousand)
+PARALLEL_PENDING = 1 << 16
 # The tuple rules, in the order a single process reports them.
 _TUPLE_RULE_ORDER = {"reached-unreached-edge": 0, "level-jump": 1, "distance-not-minimal": 1}
 
@@ -381,7 +386,7 @@ def _tree_levels(vg, kernel, parents, root, reached, engine):
     passes' engines (`_levels_from_root`); with the array-generic one, or past `LEVEL_ROUNDS` levels, by pointer
     jumping (`_jumped_levels`). Raise `cycle` at the lowest vertex whose parent chain does not reach the root."""
     fused = use_numba(engine, vg.xp) or use_cuda(engine, vg.xp)
-    levels = _levels_from_root(vg, parents, root, reached) if fused else None
+    levels = _levels_from_root(vg, parents, root) if fused else None
     if levels is None:
         return _jumped_levels(vg, kernel, parents, root, reached)
     fault = vg.lowest(first_true(vg.xp, reached & (levels < 0)))
@@ -389,154 +394,84 @@ def _tree_levels(vg, kernel, parents, root, reached, engine):
     return levels
 
 
-def _levels_from_root(vg, parents, root, reached):
+def _levels_from_root(vg, parents, root):
     """The levels (-1 where unreached or where the parent chain does not reach the root), or None past
-    `LEVEL_ROUNDS` rounds (collective). Each rank asks the owners of its vertices' distinct parents once (an
-    alltoallv); round k, every owner sends each rank the places, among that rank's parents, of those it asked
-    that are at level k (an alltoallv), and the rank sets level k + 1 on their children that are parents too
-    (`_InternalChildren`: only those travel on); when no rank sends any, every reached vertex takes its parent's
-    level + 1 in one pass (`_InternalChildren.finish`). A round a level, where the pointer jumping asks every
-    pending vertex's ancestor a round, and each vertex's parent looked up twice in all."""
-    xp, comm, first, count = vg.xp, vg.comm, vg.first, parents.shape[0]
-    root_index = root - first if first <= root < first + count else -1
-    children = _InternalChildren(xp, parents, reached, root_index, vg.num_vertices)
-    targets = children.distinct.labels.astype(numpy.int64, copy=False)  # in label order: grouped by owner
-    target_first = _firsts(vg.blocks.counts_of(targets, xp))
-    (asked,), asked_counts = comm.alltoallv((targets,), numpy.diff(target_first))
-    asked -= first  # the block's vertices the ranks' children name, grouped by the asking rank
-    asked_first = _firsts(asked_counts)
-    asked_bounds = xp.asarray(asked_first)  # where each asking rank's part ends, in the array module: once
-    children.group(asked)
-    levels = xp.full(count, -1, dtype=numpy.int32 if vg.num_vertices <= 2**31 else numpy.int64)
-    target_levels = xp.full(targets.shape[0], -1, dtype=levels.dtype)
-    if root_index >= 0:
-        levels[root_index] = 0
-    for level in range(LEVEL_ROUNDS):
-        at_level = xp.flatnonzero(levels[asked] == level)  # grouped by the asking rank, as asked
-        send_counts = numpy.diff(_in(numpy, xp.searchsorted(at_level, asked_bounds)))
-        (places,), place_counts = comm.alltoallv((at_level - _segment_starts(xp, asked_first, send_counts),),
-                                                 send_counts)
-        if not comm.allreduce(int(places.shape[0]), "sum"):
-            children.finish(target_levels, levels)
-            return levels
-        places += _segment_starts(xp, target_first, place_counts)
-        target_levels[places] = level
-        children.set_levels(places, target_levels, levels, level + 1)
-    return None
+    `LEVEL_ROUNDS` rounds (collective). Round k: every rank has published the bits of its vertices at level k in a
+    gathered bitmap of all N (an allgather of the blocks' words, or one shared window a host), and each of its
+    unleveled vertices whose parent's bit is set takes level k + 1 and its bit in the next round's bitmap; the
+    rounds end when no rank leveled any (an allreduce of a count a round). A round a level, each an exchange of
+    N / 8 bytes of fixed layout: no requests, no counts to exchange, one host read a round on GPU ranks."""
+    xp, comm, count = vg.xp, vg.comm, parents.shape[0]
+    word_counts = [bitmap_words(vg.blocks.count(rank)) for rank in range(comm.size)]
+    bitmaps = [comm.gathered_array(word_counts, numpy.uint64) for _ in range(2)]  # this level's, the next's
+    try:
+        levels = xp.full(count, -1, dtype=numpy.int32 if vg.num_vertices <= 2**31 else numpy.int64)
+        root_index = root - vg.first
+        if 0 <= root_index < count:
+            levels[root_index] = 0
+            bitmaps[0].local[root_index >> 6] = numpy.uint64(1) << numpy.uint64(root_index & 63)
+        bitmaps[0].publish()
+        descend = _HostDescent(parents, levels) if xp is numpy else functools.partial(device.descend_levels,
+                                                                                        parents, levels)
+        for level in range(1, LEVEL_ROUNDS + 1):
+            current, following = bitmaps[(level - 1) % 2], bitmaps[level % 2]
+            if not comm.allreduce(descend(current.whole, level, following.local), "sum"):
+                return levels
+            following.publish()
+        return None
+    finally:
+        for bitmap in bitmaps:
+            if hasattr(bitmap, "free"):  # a host's shared window is given back by its ranks together
+                bitmap.free()
 
 
-def _segment_starts(xp, firsts, counts):
-    """``firsts[r]`` repeated ``counts[r]`` times (both host arrays, one item a rank), in array module ``xp``."""
-    if xp is numpy:
-        return numpy.repeat(firsts[:-1], counts)
-    return xp.repeat(xp.asarray(firsts[:-1]), counts.tolist())
+class _HostDescent:
+    """A round of `_levels_from_root` on NumPy arrays: ``level`` on the block's vertices still without one whose
+    parent's bit is set in ``level_words`` (all N), their bits into ``next_words`` (the block's, overwritten); how
+    many took it. A round reads only the reached vertices still without a level (in label order, kept from round
+    to round); at least `PARALLEL_PENDING` of them are split among the threads at word boundaries (each writes its
+    own words), fewer stay on the calling thread (most rounds: no wake-up)."""
 
+    def __init__(self, parents, levels):
+        self.parents, self.levels = parents, levels
+        self.pending = numpy.flatnonzero((parents >= 0) & (levels < 0))
 
-class _InternalChildren:
-    """A rank's reached vertices (the root apart) by their parents' places among the rank's distinct parents
-    (``distinct``: `partition.DistinctLabels` on NumPy, `device.LabelPlaces` on CuPy), for `_levels_from_root`.
-    NumPy: the ones that are parents too grouped by parent place (a counting sort, Numba), so a round visits the
-    children of the parents it reached alone; CuPy: those ones and their parents' places, a round one gather of
-    them all."""
-
-    def __init__(self, xp, parents, reached, root_index, num_vertices):
-        self.xp, self.parents, self.reached, self.root_index = xp, parents, reached, root_index
-        words = xp.zeros(bitmap_words(num_vertices), dtype=xp.uint64)
-        if xp is numpy:
-            _set_parent_bits(parents, reached, root_index, words)
-            self.distinct = DistinctLabels((), num_vertices, words)
-        else:
-            self.below_root = xp.flatnonzero(reached)  # the reached vertices but the root
-            if root_index >= 0:
-                self.below_root = self.below_root[self.below_root != root_index]
-            self.distinct = device.LabelPlaces((parents[self.below_root],), num_vertices, words)
-
-    def group(self, asked):
-        """Keep the children that are parents too (``asked``: the rank's vertices any rank's children name)."""
-        xp = self.xp
-        internal = xp.zeros(self.parents.shape[0], dtype=xp.bool_)
-        internal[asked] = True
-        if xp is numpy:
-            self.offsets, self.members = _internal_children(
-                self.parents, self.reached, internal, self.root_index, self.distinct.words, self.distinct.word_ranks,
-                self.distinct.labels.shape[0])
-        else:
-            self.members = self.below_root[internal[self.below_root]]
-            self.member_places = self._places(self.members)
-
-    def set_levels(self, places, target_levels, levels, level):
-        """``level`` on the kept children of the parents at ``places`` (``target_levels`` holds their levels)."""
-        if self.xp is numpy:
-            _set_levels(places, self.offsets, self.members, levels, level)
-        else:
-            levels[self.members[target_levels[self.member_places] == level - 1]] = level
-
-    def finish(self, target_levels, levels):
-        """Every reached vertex but the root its parent's level + 1 (``target_levels`` by the parent's place), -1
-        where the parent has none."""
-        if self.xp is numpy:
-            _child_levels(self.parents, self.reached, self.root_index, self.distinct.words, self.distinct.word_ranks,
-                          target_levels, levels)
-        else:
-            parent_levels = target_levels[self._places(self.below_root)]
-            levels[self.below_root] = self.xp.where(parent_levels >= 0, parent_levels + 1, -1)
-
-    def _places(self, vertices):
-        """The places of ``vertices``' parents among the distinct ones (CuPy)."""
-        return self.distinct.places(self.parents[vertices], self.xp.empty(vertices.shape[0], dtype=numpy.int64))
-
-
-def _firsts(counts):
-    """Where each rank's part starts, and the end: ``[0, counts[0], counts[0] + counts[1], ...]`` (int64)."""
-    return numpy.concatenate(([0], numpy.cumsum(counts))).astype(numpy.int64)
+    def __call__(self, level_words, level, next_words):
+        pending = self.pending
+        next_words.fill(0)
+        parts = min(numba.get_num_threads(), -(-pending.shape[0] // PARALLEL_PENDING))
+        # a part a thread, each from the first vertex of a word: the parts' words do not overlap
+        splits = pending[numpy.arange(1, parts) * pending.shape[0] // parts]
+        bounds = numpy.concatenate(([0], numpy.searchsorted(pending, (splits | 63) + 1), [pending.shape[0]]))
+        kept = numpy.empty(bounds.shape[0] - 1, dtype=numpy.int64)
+        arguments = (self.parents, self.levels, level_words, level, next_words, pending, bounds, kept)
+        _descend_parts(*arguments) if parts > 1 else _descend_part(*arguments, 0)
+        self.pending = numpy.concatenate([pending[start:start + count] for start, count in zip(bounds[:-1], kept)])
+        return pending.shape[0] - self.pending.shape[0]
 
 
 @numba.njit(cache=True)
-def _set_parent_bits(parents, reached, root_index, words):
-    """The bit of every reached vertex's parent (the root's apart) in ``words``."""
-    for v in range(parents.shape[0]):
-        if reached[v] and v != root_index:
-            parent = parents[v]
-            words[parent >> 6] |= numpy.uint64(1) << numpy.uint64(parent & 63)
-
-
-@numba.njit(cache=True)
-def _internal_children(parents, reached, internal, root_index, words, word_ranks, num_places):
-    """``(offsets, children)``: the reached vertices that are parents too (``internal``; the root apart), grouped
-    by their parent's place among the bits of ``words``: those of place p at ``children[offsets[p]:offsets[p +
-    1]]``."""
-    offsets = numpy.zeros(num_places + 1, dtype=numpy.int64)
-    for v in range(parents.shape[0]):
-        if internal[v] and reached[v] and v != root_index:
-            offsets[place(parents[v], words, word_ranks, 0) + 1] += 1
-    for p in range(num_places):
-        offsets[p + 1] += offsets[p]
-    children = numpy.empty(offsets[num_places], dtype=numpy.int64)
-    cursor = offsets[:-1].copy()
-    for v in range(parents.shape[0]):
-        if internal[v] and reached[v] and v != root_index:
-            p = place(parents[v], words, word_ranks, 0)
-            children[cursor[p]] = v
-            cursor[p] += 1
-    return offsets, children
-
-
-@numba.njit(cache=True)
-def _set_levels(places, offsets, children, levels, level):
-    """``level`` on the children (`_internal_children`) of every parent place in ``places``."""
-    for p in places:
-        for k in range(offsets[p], offsets[p + 1]):
-            levels[children[k]] = level
+def _descend_part(parents, levels, level_words, level, next_words, pending, bounds, kept, part):
+    """`_HostDescent`'s round over part ``part`` of ``pending`` (``pending[bounds[part]:bounds[part + 1]]``):
+    the vertices it keeps (no level yet) move to the part's front, ``kept[part]`` of them."""
+    out = bounds[part]
+    for i in range(bounds[part], bounds[part + 1]):
+        v = pending[i]
+        parent = parents[v]
+        if (level_words[parent >> 6] >> numpy.uint64(parent & 63)) & numpy.uint64(1):
+            levels[v] = level
+            next_words[v >> 6] |= numpy.uint64(1) << numpy.uint64(v & 63)
+        else:
+            pending[out] = v
+            out += 1
+    kept[part] = out - bounds[part]
 
 
 @numba.njit(parallel=True, cache=True)
-def _child_levels(parents, reached, root_index, words, word_ranks, parent_levels, levels):
-    """Every reached vertex but the root its parent's level + 1 (``parent_levels`` by the parent's place among the
-    bits of ``words``), -1 where the parent has none."""
-    for v in numba.prange(parents.shape[0]):
-        if reached[v] and v != root_index:
-            parent_level = parent_levels[place(parents[v], words, word_ranks, 0)]
-            levels[v] = parent_level + 1 if parent_level >= 0 else -1
+def _descend_parts(parents, levels, level_words, level, next_words, pending, bounds, kept):
+    """`_descend_part` over every part, a thread each."""
+    for part in numba.prange(bounds.shape[0] - 1):
+        _descend_part(parents, levels, level_words, level, next_words, pending, bounds, kept, part)
 
 
 def _jumped_levels(vg, kernel, parents, root, reached):

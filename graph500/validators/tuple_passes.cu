@@ -149,3 +149,38 @@ __global__ void set_bits(const Label* labels, long long count, unsigned long lon
         atomicOr(&words[label >> 6], 1ull << (label & 63));
     }
 }
+
+// The distributed BFS validator's round of levels (`distributed._levels_from_root`), a thread a vertex of the
+// rank's block: an unleveled vertex whose parent's bit is set in ``level_words`` (the bitmap of all N vertices at
+// the round's level) takes ``level`` and its bit in ``next_words`` (the block's words, cleared by the caller; a
+// warp's 32 vertices share half a word, set by one atomic OR); ``found`` counts the vertices that took it (a
+// block's sum, one atomic add). parents are -1 exactly where a vertex is unreached; the root holds level 0.
+template <typename Index, typename Level>
+__global__ void descend_levels(const Index* parents, long long count, const unsigned long long* level_words,
+                               Level* levels, long long level, unsigned long long* next_words,
+                               unsigned long long* found)
+{
+    __shared__ unsigned long long block_found;
+    if (threadIdx.x == 0) {
+        block_found = 0;
+    }
+    __syncthreads();
+    long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    bool joins = false;
+    if (v < count && levels[v] < 0) {
+        long long parent = parents[v];
+        joins = parent >= 0 && ((level_words[parent >> 6] >> (parent & 63)) & 1ull);
+        if (joins) {
+            levels[v] = (Level)level;
+        }
+    }
+    unsigned int warp_bits = __ballot_sync(0xffffffffu, joins);
+    if ((threadIdx.x & 31) == 0 && warp_bits) {  // lane 0 holds the warp's first vertex, a multiple of 32
+        atomicOr(&next_words[v >> 6], (unsigned long long)warp_bits << (v & 32));
+        atomicAdd(&block_found, (unsigned long long)__popc(warp_bits));
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && block_found) {
+        atomicAdd(found, block_found);
+    }
+}
