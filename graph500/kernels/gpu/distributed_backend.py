@@ -70,14 +70,14 @@ KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 1 + (4 + 8) + 8, "sssp": 1 + (8 + 12) + 4 + 
 # The distributed validator's device bytes a distinct endpoint of the rank's tuples (the endpoints, their
 # first-endpoint counts, the owners' requested indices, a validation's fetched values and compressed parents)
 # and an owned vertex (parents, levels, pointer jumping's ancestor and depth; the levels' rounds from the root hold
-# about as much: the parents asked, the children that are parents too and their parents' places): counted; 1.19x the
+# less: the levels and their two bitmaps, counted below): counted; 1.19x the
 # measured part at SCALE 26 on two H100s with the jumping, with the endpoints counted as they were (0.40 N). The plan
 # takes their expected count (`distributed.validation_endpoints`, within 0.3% of the counts on CPU ranks).
 VALIDATION_ENDPOINT_BYTES = 8 + 8 + 8 + (4 + 4 + 4 + 1 + 1) + 16
 VALIDATION_OWNED_BYTES = 8 + 8 + 8 + 8 + 4 + 8 + 1 + 1
-# The distributed validator's bits a vertex of the whole graph: the bitmaps of the rank's endpoints and (while a
-# BFS tree's levels are found) of its vertices' parents, each with each word's count of the set bits before it
-# (`validators.device.LabelPlaces`: 64 bits a word of 64 vertices)
+# The distributed validator's bits a vertex of the whole graph: the bitmap of the rank's endpoints with each word's
+# count of the set bits before it (`validators.device.LabelPlaces`: 64 bits a word of 64 vertices) and, while a BFS
+# tree's levels are found, the bitmaps of two levels' vertices (`distributed._levels_from_root`)
 VALIDATION_BITMAP_BITS = 2 * (1 + 1)
 # Pinned host bytes a tuple of the validator's copy of the rank's slice: its endpoints' places (int32 each)
 RELABELLED_TUPLE_BYTES = 4 + 4
