@@ -16,6 +16,7 @@ import glob
 import json
 import os
 
+import numba
 import numpy as np
 import pytest
 from support import needs_mpi, run_ranks
@@ -240,6 +241,32 @@ def test_one_rank_levels_of_a_deep_chain(monkeypatch, depth, jumped, engine):
     assert assert_same_bfs(graphs, 0, parents, engine) == ("nedge", depth)
     assert assert_same_bfs(graphs, 0, _set(parents, [depth - 1, depth], [depth, depth - 1]), engine)[0] == "cycle"
     assert len(jumps) == (2 if jumped else 0)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two Numba threads")
+@pytest.mark.parametrize("seed", range(3))
+def test_one_rank_levels_rounds_split_among_threads(monkeypatch, seed):
+    """The NumPy rounds of the levels split a round's vertices among the threads at word boundaries (here from one
+    vertex on, on two threads): the same outcome as one process, valid and with a cycle planted."""
+    parts = []
+    split_rounds = distributed._descend_parts
+    monkeypatch.setattr(distributed, "PARALLEL_PENDING", 1)
+    monkeypatch.setattr(distributed, "_descend_parts", lambda *arguments: parts.append(1) or split_rounds(*arguments))
+    threads = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        num_vertices = 500
+        src, dst, _ = random_graph(seed, num_vertices, 2000, components=3)
+        graphs = both_graphs(src, dst, num_vertices)
+        root = int(src[0])
+        parents = reference_bfs(num_vertices, src, dst, root)
+        assert assert_same_bfs(graphs, root, parents, "numba")[0] == "nedge"
+        child = int(np.flatnonzero((parents >= 0) & (np.arange(num_vertices) != root))[-1])
+        assert assert_same_bfs(graphs, root, _set(parents, [child, int(parents[child])], [int(parents[child]), child]),
+                               "numba")[0] != "nedge"
+    finally:
+        numba.set_num_threads(threads)
+    assert parts
 
 
 @pytest.mark.parametrize("engine", ONE_RANK_ENGINES)
