@@ -404,25 +404,25 @@ def _levels_from_root(vg, parents, root):
     xp, comm, count = vg.xp, vg.comm, parents.shape[0]
     word_counts = [bitmap_words(vg.blocks.count(rank)) for rank in range(comm.size)]
     bitmaps = [comm.gathered_array(word_counts, numpy.uint64) for _ in range(2)]  # this level's, the next's
-    try:
-        levels = xp.full(count, -1, dtype=numpy.int32 if vg.num_vertices <= 2**31 else numpy.int64)
-        root_index = root - vg.first
-        if 0 <= root_index < count:
-            levels[root_index] = 0
-            bitmaps[0].local[root_index >> 6] = numpy.uint64(1) << numpy.uint64(root_index & 63)
-        bitmaps[0].publish()
-        descend = _HostDescent(parents, levels) if xp is numpy else functools.partial(device.descend_levels,
-                                                                                        parents, levels)
-        for level in range(1, LEVEL_ROUNDS + 1):
-            current, following = bitmaps[(level - 1) % 2], bitmaps[level % 2]
-            if not comm.allreduce(descend(current.whole, level, following.local), "sum"):
-                return levels
-            following.publish()
-        return None
-    finally:
-        for bitmap in bitmaps:
-            if hasattr(bitmap, "free"):  # a host's shared window is given back by its ranks together
-                bitmap.free()
+    levels = xp.full(count, -1, dtype=numpy.int32 if vg.num_vertices <= 2**31 else numpy.int64)
+    root_index = root - vg.first
+    if 0 <= root_index < count:
+        levels[root_index] = 0
+        bitmaps[0].local[root_index >> 6] = numpy.uint64(1) << numpy.uint64(root_index & 63)
+    bitmaps[0].publish()
+    descend = _HostDescent(parents, levels) if xp is numpy else functools.partial(device.descend_levels, parents,
+                                                                                    levels)
+    for level in range(1, LEVEL_ROUNDS + 1):
+        current, following = bitmaps[(level - 1) % 2], bitmaps[level % 2]
+        if not comm.allreduce(descend(current.whole, level, following.local), "sum"):
+            break
+        following.publish()
+    else:
+        levels = None
+    for bitmap in bitmaps:  # not on an error's way out: a host's shared window is given back by all its ranks
+        if hasattr(bitmap, "free"):
+            bitmap.free()
+    return levels
 
 
 class _HostDescent:
@@ -445,7 +445,10 @@ class _HostDescent:
         bounds = numpy.concatenate(([0], numpy.searchsorted(pending, (splits | 63) + 1), [pending.shape[0]]))
         kept = numpy.empty(bounds.shape[0] - 1, dtype=numpy.int64)
         arguments = (self.parents, self.levels, level_words, level, next_words, pending, bounds, kept)
-        _descend_parts(*arguments) if parts > 1 else _descend_part(*arguments, 0)
+        if parts > 1:
+            _descend_parts(*arguments)
+        else:
+            _descend_part(*arguments, 0)
         self.pending = numpy.concatenate([pending[start:start + count] for start, count in zip(bounds[:-1], kept)])
         return pending.shape[0] - self.pending.shape[0]
 
