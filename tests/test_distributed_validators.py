@@ -31,7 +31,7 @@ from graph500.io import read_edges
 from graph500.kernels.cpu.build import build_csr
 from graph500.partition import VertexBlocks
 from graph500.validators import DistributedValidationGraph, ValidationGraph, validate_bfs, validate_sssp
-from graph500.validators import distributed
+from graph500.validators import common, distributed
 
 ENGINES = ["generic", "numba"]
 # the one-rank tests' engines: the host's, and "cuda", the split graph's tuples on the device (CuPy, the fused CUDA
@@ -227,7 +227,7 @@ def test_one_rank_sssp_cycle_confirmed_through_a_negative_weight(engine):
 
 
 @pytest.mark.parametrize("engine", [engine for engine in ONE_RANK_ENGINES if engine != "generic"])
-@pytest.mark.parametrize("depth, jumped", [(distributed.LEVEL_ROUNDS - 1, False), (2 * distributed.LEVEL_ROUNDS, True)])
+@pytest.mark.parametrize("depth, jumped", [(common.LEVEL_ROUNDS - 1, False), (2 * common.LEVEL_ROUNDS, True)])
 def test_one_rank_levels_of_a_deep_chain(monkeypatch, depth, jumped, engine):
     """A path's BFS tree of ``depth`` levels: found level by level from the root within `LEVEL_ROUNDS` rounds, by
     the pointer jumping past them; valid, then with its last two vertices each other's parent (a cycle), as one
@@ -249,9 +249,9 @@ def test_one_rank_levels_rounds_split_among_threads(monkeypatch, seed):
     """The NumPy rounds of the levels split a round's vertices among the threads at word boundaries (here from one
     vertex on, on two threads): the same outcome as one process, valid and with a cycle planted."""
     parts = []
-    split_rounds = distributed._descend_parts
-    monkeypatch.setattr(distributed, "PARALLEL_PENDING", 1)
-    monkeypatch.setattr(distributed, "_descend_parts", lambda *arguments: parts.append(1) or split_rounds(*arguments))
+    split_rounds = common._descend_parts
+    monkeypatch.setattr(common, "PARALLEL_PENDING", 1)
+    monkeypatch.setattr(common, "_descend_parts", lambda *arguments: parts.append(1) or split_rounds(*arguments))
     threads = numba.get_num_threads()
     numba.set_num_threads(2)
     try:

@@ -10,7 +10,8 @@ Rules, in the order they are checked (the first broken one is raised):
    vertex other than the root that is its own parent: (v, v) joins a level to
    itself.
 3. ``cycle``: a reached vertex whose parent chain does not reach the root
-   (levels by pointer jumping, see `common.tree_levels`).
+   (levels from the root a round a level with the Numba engine, else by
+   pointer jumping: `common.bfs_tree_levels`, `common.tree_levels`).
 4. One pass over the input tuples (self-loops dropped), reporting the first
    offending tuple:
    ``reached-unreached-edge`` (exactly one endpoint reached; together with the
@@ -46,9 +47,8 @@ import numpy
 from ..compiled import prefetch
 from ..errors import ValidationError
 from . import common, device
-from .common import (array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
-                     first_true, first_unconfirmed, offset, raise_reached_unreached, tree_levels,
-                     use_cuda, use_numba)
+from .common import (array_module, bfs_tree_levels, check_parents, chunk_count, chunk_start, earliest_per_rule,
+                     first_true, first_unconfirmed, offset, raise_reached_unreached, use_cuda, use_numba)
 
 KERNEL = "bfs"
 
@@ -64,7 +64,7 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
     check_self_parents(xp, parents, root, reached)
-    levels = tree_levels(KERNEL, parents, root, reached, engine)
+    levels = bfs_tree_levels(KERNEL, parents, root, reached, engine)
     parents = parents.astype(vg.dst.dtype, copy=False)
     reached_unreached, level_jump, unconfirmed = edge_pass(xp, vg, root, reached, levels, parents, engine)
     raise_tuple_fault(vg, reached, levels, reached_unreached, level_jump)

@@ -36,7 +36,11 @@ and jumps to the ancestor's ancestor, so after k rounds a vertex points 2^k
 steps up or at the root). A valid tree is done within ceil(log2 N) rounds;
 a reached vertex whose ancestor is not the root after one more lies on or
 leads into a cycle or an unreached vertex. On NumPy arrays a round is one
-parallel Numba pass (2.1-3.0x the array-generic rounds).
+parallel Numba pass (2.1-3.0x the array-generic rounds). A BFS tree's levels
+with the Numba engine come from the root instead, a round a level
+(`levels_from_root`: round k, the vertices whose parent is in the bitmap of
+level k take k + 1), the distributed validator's rounds on one process;
+past `LEVEL_ROUNDS` levels, the jumping.
 Measurements and the longer text: docs/kernels/validator-common.md.
 """
 
@@ -52,7 +56,8 @@ except ImportError:
 
 from ..compiled import prefetch
 from ..errors import ValidationError
-from ..partition import index_dtype_for, place
+from ..comm import SelfCommunicator
+from ..partition import bitmap_words, index_dtype_for, place
 
 ENGINES = ("auto", "numba", "cuda", "generic")
 TUPLE_CHUNK = 1 << 25  # tuples per chunk of the array-generic pass on CuPy arrays
@@ -506,6 +511,104 @@ def wrong_length(kernel, rule, name, shape, length, part=""):
     return ValidationError(kernel, rule, f"{part}the {name} array has shape {shape}, expected ({length},)")
 
 
+def levels_from_root(comm, word_counts, first, num_vertices, parents, root, descent):
+    """A BFS tree's levels from the root, a round a level: the levels of this rank's block (``parents``, -1 where
+    unreached, the block's first vertex ``first``; -1 where the parent chain does not reach the root), or None past
+    `LEVEL_ROUNDS` rounds (collective over ``comm``; one process: a `graph500.comm.SelfCommunicator`). Round k:
+    every rank has published the bits of its vertices at level k in a gathered bitmap of all N (``word_counts``:
+    each rank's words; an allgather, or one shared window a host), and each of its vertices still without a level
+    whose parent's bit is set takes level k + 1 and its bit in the next round's bitmap (``descent(parents,
+    levels)``: a round's callable, `HostDescent` on NumPy); the rounds end when no rank leveled any (an allreduce
+    of a count a round). No requests, no counts to exchange: the layout is fixed."""
+    xp, count = array_module(parents), parents.shape[0]
+    bitmaps = [comm.gathered_array(word_counts, numpy.uint64) for _ in range(2)]  # this level's, the next's
+    levels = xp.full(count, -1, dtype=numpy.int32 if num_vertices <= 2**31 else numpy.int64)
+    root_index = root - first
+    if 0 <= root_index < count:
+        levels[root_index] = 0
+        bitmaps[0].local[root_index >> 6] = numpy.uint64(1) << numpy.uint64(root_index & 63)
+    bitmaps[0].publish()
+    descend = descent(parents, levels)
+    for level in range(1, LEVEL_ROUNDS + 1):
+        current, following = bitmaps[(level - 1) % 2], bitmaps[level % 2]
+        if not comm.allreduce(descend(current.whole, level, following.local), "sum"):
+            break
+        following.publish()
+    else:
+        levels = None
+    for bitmap in bitmaps:  # not on an error's way out: a host's shared window is given back by all its ranks
+        if hasattr(bitmap, "free"):
+            bitmap.free()
+    return levels
+
+
+class HostDescent:
+    """A round of `levels_from_root` on NumPy arrays: ``level`` on the block's vertices still without one whose
+    parent's bit is set in ``level_words`` (all N), their bits into ``next_words`` (the block's, overwritten); how
+    many took it. A round reads only the reached vertices still without a level (in label order, kept from round
+    to round); at least `PARALLEL_PENDING` of them are split among the threads at word boundaries (each writes its
+    own words), fewer stay on the calling thread (most rounds: no wake-up)."""
+
+    def __init__(self, parents, levels):
+        self.parents, self.levels = parents, levels
+        self.pending = numpy.flatnonzero((parents >= 0) & (levels < 0))
+
+    def __call__(self, level_words, level, next_words):
+        pending = self.pending
+        next_words.fill(0)
+        parts = min(numba.get_num_threads(), -(-pending.shape[0] // PARALLEL_PENDING))
+        # a part a thread, each from the first vertex of a word: the parts' words do not overlap
+        splits = pending[numpy.arange(1, parts) * pending.shape[0] // parts]
+        bounds = numpy.concatenate(([0], numpy.searchsorted(pending, (splits | 63) + 1), [pending.shape[0]]))
+        kept = numpy.empty(bounds.shape[0] - 1, dtype=numpy.int64)
+        arguments = (self.parents, self.levels, level_words, level, next_words, pending, bounds, kept)
+        if parts > 1:
+            _descend_parts(*arguments)
+        else:
+            _descend_part(*arguments, 0)
+        self.pending = numpy.concatenate([pending[start:start + count] for start, count in zip(bounds[:-1], kept)])
+        return pending.shape[0] - self.pending.shape[0]
+
+
+@numba.njit(cache=True)
+def _descend_part(parents, levels, level_words, level, next_words, pending, bounds, kept, part):
+    """`HostDescent`'s round over part ``part`` of ``pending`` (``pending[bounds[part]:bounds[part + 1]]``):
+    the vertices it keeps (no level yet) move to the part's front, ``kept[part]`` of them."""
+    out = bounds[part]
+    for i in range(bounds[part], bounds[part + 1]):
+        v = pending[i]
+        parent = parents[v]
+        if (level_words[parent >> 6] >> numpy.uint64(parent & 63)) & numpy.uint64(1):
+            levels[v] = level
+            next_words[v >> 6] |= numpy.uint64(1) << numpy.uint64(v & 63)
+        else:
+            pending[out] = v
+            out += 1
+    kept[part] = out - bounds[part]
+
+
+@numba.njit(parallel=True, cache=True)
+def _descend_parts(parents, levels, level_words, level, next_words, pending, bounds, kept):
+    """`_descend_part` over every part, a thread each."""
+    for part in numba.prange(bounds.shape[0] - 1):
+        _descend_part(parents, levels, level_words, level, next_words, pending, bounds, kept, part)
+
+
+def bfs_tree_levels(kernel, parents, root, reached, engine="auto"):
+    """`tree_levels` of a BFS tree (a few levels deep): with the Numba engine from the root a round a level
+    (`levels_from_root`, one process), past `LEVEL_ROUNDS` rounds and with the other engines by the pointer
+    jumping."""
+    xp = array_module(parents)
+    if use_numba(engine, xp):
+        n = parents.shape[0]
+        levels = levels_from_root(SelfCommunicator(), [bitmap_words(n)], 0, n,
+                                  parents.astype(index_dtype_for(n), copy=False), root, HostDescent)
+        if levels is not None:
+            raise_cycle(kernel, first_true(xp, reached & (levels < 0)), root)
+            return levels
+    return tree_levels(kernel, parents, root, reached, engine)
+
+
 def tree_levels(kernel, parents, root, reached, engine="auto"):
     """Levels (hops from the root) of the tree, -1 where unreached; raise `cycle`.
 
@@ -526,6 +629,12 @@ def tree_levels(kernel, parents, root, reached, engine="auto"):
     return depth - ~reached
 
 
+# Rounds of `levels_from_root`, a level each, before the pointer jumping takes over: a BFS tree of the reference
+# graphs is a few levels deep; a chain longer than this is a faulty tree's, where the jumping's log2 rounds win
+LEVEL_ROUNDS = 64
+# The vertices still without a level a thread takes in a round of `levels_from_root` on NumPy: fewer stay on the
+# calling thread (waking the others costs more than a round of a few thousand)
+PARALLEL_PENDING = 1 << 16
 # tie edges (a vertex as near as its parent) a chunk of the Numba SSSP tuple pass keeps, and the CUDA pass in all (one
 # GPU, or a rank, which sends them to every rank); more: the pointer jumping decides whether the chains end at the root
 TIES_PER_CHUNK = 32

@@ -57,22 +57,16 @@ docs/kernels/distributed-validator.md.
 import functools
 import math
 
-import numba
 import numpy
 
 from ..errors import ValidationError
 from ..partition import DistinctLabels, bitmap_words, index_dtype_for
 from . import bfs, device, sssp
-from .common import (TIES_ON_DEVICE, TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGraph, array_module, check_edges,
-                     check_root, first_true, out_of_range, raise_cycle, raise_out_of_range, raise_root_not_self_parent,
+from .common import (TIES_ON_DEVICE, TIES_PER_CHUNK, TUPLE_CHUNK, HostDescent, ValidationGraph,
+                     array_module, check_edges, check_root, first_true, levels_from_root, out_of_range, raise_cycle,
+                     raise_out_of_range, raise_root_not_self_parent,
                      staged_chunks, use_cuda, use_numba, wrong_length)
 
-# Rounds of `_levels_from_root`, a level each, before the pointer jumping takes over: a BFS tree of the reference
-# graphs is a few levels deep; a chain longer than this is a faulty tree's, where the jumping's log2 rounds win
-LEVEL_ROUNDS = 64
-# The vertices still without a level a thread takes in a round of `_levels_from_root` on NumPy: fewer stay on the
-# calling thread (waking the others costs more than a round of a few thousand)
-PARALLEL_PENDING = 1 << 16
 # The tuple rules, in the order a single process reports them.
 _TUPLE_RULE_ORDER = {"reached-unreached-edge": 0, "level-jump": 1, "distance-not-minimal": 1}
 
@@ -395,86 +389,13 @@ def _tree_levels(vg, kernel, parents, root, reached, engine):
 
 
 def _levels_from_root(vg, parents, root):
-    """The levels (-1 where unreached or where the parent chain does not reach the root), or None past
-    `LEVEL_ROUNDS` rounds (collective). Round k: every rank has published the bits of its vertices at level k in a
-    gathered bitmap of all N (an allgather of the blocks' words, or one shared window a host), and each of its
-    unleveled vertices whose parent's bit is set takes level k + 1 and its bit in the next round's bitmap; the
-    rounds end when no rank leveled any (an allreduce of a count a round). A round a level, each an exchange of
-    N / 8 bytes of fixed layout: no requests, no counts to exchange, one host read a round on GPU ranks."""
-    xp, comm, count = vg.xp, vg.comm, parents.shape[0]
-    word_counts = [bitmap_words(vg.blocks.count(rank)) for rank in range(comm.size)]
-    bitmaps = [comm.gathered_array(word_counts, numpy.uint64) for _ in range(2)]  # this level's, the next's
-    levels = xp.full(count, -1, dtype=numpy.int32 if vg.num_vertices <= 2**31 else numpy.int64)
-    root_index = root - vg.first
-    if 0 <= root_index < count:
-        levels[root_index] = 0
-        bitmaps[0].local[root_index >> 6] = numpy.uint64(1) << numpy.uint64(root_index & 63)
-    bitmaps[0].publish()
-    descend = _HostDescent(parents, levels) if xp is numpy else functools.partial(device.descend_levels, parents,
-                                                                                    levels)
-    for level in range(1, LEVEL_ROUNDS + 1):
-        current, following = bitmaps[(level - 1) % 2], bitmaps[level % 2]
-        if not comm.allreduce(descend(current.whole, level, following.local), "sum"):
-            break
-        following.publish()
-    else:
-        levels = None
-    for bitmap in bitmaps:  # not on an error's way out: a host's shared window is given back by all its ranks
-        if hasattr(bitmap, "free"):
-            bitmap.free()
-    return levels
-
-
-class _HostDescent:
-    """A round of `_levels_from_root` on NumPy arrays: ``level`` on the block's vertices still without one whose
-    parent's bit is set in ``level_words`` (all N), their bits into ``next_words`` (the block's, overwritten); how
-    many took it. A round reads only the reached vertices still without a level (in label order, kept from round
-    to round); at least `PARALLEL_PENDING` of them are split among the threads at word boundaries (each writes its
-    own words), fewer stay on the calling thread (most rounds: no wake-up)."""
-
-    def __init__(self, parents, levels):
-        self.parents, self.levels = parents, levels
-        self.pending = numpy.flatnonzero((parents >= 0) & (levels < 0))
-
-    def __call__(self, level_words, level, next_words):
-        pending = self.pending
-        next_words.fill(0)
-        parts = min(numba.get_num_threads(), -(-pending.shape[0] // PARALLEL_PENDING))
-        # a part a thread, each from the first vertex of a word: the parts' words do not overlap
-        splits = pending[numpy.arange(1, parts) * pending.shape[0] // parts]
-        bounds = numpy.concatenate(([0], numpy.searchsorted(pending, (splits | 63) + 1), [pending.shape[0]]))
-        kept = numpy.empty(bounds.shape[0] - 1, dtype=numpy.int64)
-        arguments = (self.parents, self.levels, level_words, level, next_words, pending, bounds, kept)
-        if parts > 1:
-            _descend_parts(*arguments)
-        else:
-            _descend_part(*arguments, 0)
-        self.pending = numpy.concatenate([pending[start:start + count] for start, count in zip(bounds[:-1], kept)])
-        return pending.shape[0] - self.pending.shape[0]
-
-
-@numba.njit(cache=True)
-def _descend_part(parents, levels, level_words, level, next_words, pending, bounds, kept, part):
-    """`_HostDescent`'s round over part ``part`` of ``pending`` (``pending[bounds[part]:bounds[part + 1]]``):
-    the vertices it keeps (no level yet) move to the part's front, ``kept[part]`` of them."""
-    out = bounds[part]
-    for i in range(bounds[part], bounds[part + 1]):
-        v = pending[i]
-        parent = parents[v]
-        if (level_words[parent >> 6] >> numpy.uint64(parent & 63)) & numpy.uint64(1):
-            levels[v] = level
-            next_words[v >> 6] |= numpy.uint64(1) << numpy.uint64(v & 63)
-        else:
-            pending[out] = v
-            out += 1
-    kept[part] = out - bounds[part]
-
-
-@numba.njit(parallel=True, cache=True)
-def _descend_parts(parents, levels, level_words, level, next_words, pending, bounds, kept):
-    """`_descend_part` over every part, a thread each."""
-    for part in numba.prange(bounds.shape[0] - 1):
-        _descend_part(parents, levels, level_words, level, next_words, pending, bounds, kept, part)
+    """`common.levels_from_root` over the ranks: the levels of this rank's block, or None past `LEVEL_ROUNDS`
+    rounds (collective); a round's bitmap of all N gathered from every rank's words (an allgather, or one shared
+    window a host), NumPy ranks' rounds by `HostDescent`, GPU ranks' by a CUDA kernel a round (one read)."""
+    word_counts = [bitmap_words(vg.blocks.count(rank)) for rank in range(vg.comm.size)]
+    descent = HostDescent if vg.xp is numpy else \
+        lambda parents, levels: functools.partial(device.descend_levels, parents, levels)
+    return levels_from_root(vg.comm, word_counts, vg.first, vg.num_vertices, parents, root, descent)
 
 
 def _jumped_levels(vg, kernel, parents, root, reached):
