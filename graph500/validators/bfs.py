@@ -11,7 +11,7 @@ Rules, in the order they are checked (the first broken one is raised):
    itself.
 3. ``cycle``: a reached vertex whose parent chain does not reach the root
    (levels from the root a round a level with the Numba engine, else by
-   pointer jumping: `common.bfs_tree_levels`, `common.tree_levels`).
+   pointer jumping: `tree_levels_from_root`, `common.tree_levels`).
 4. One pass over the input tuples (self-loops dropped), reporting the first
    offending tuple:
    ``reached-unreached-edge`` (exactly one endpoint reached; together with the
@@ -41,14 +41,19 @@ vertex:
 Returns nedge (spec section 5), see `common.ValidationGraph`.
 """
 
+import functools
+
 import numba
 import numpy
 
 from ..compiled import prefetch
 from ..errors import ValidationError
 from . import common, device
-from .common import (array_module, bfs_tree_levels, check_parents, chunk_count, chunk_start, earliest_per_rule,
-                     first_true, first_unconfirmed, offset, raise_reached_unreached, use_cuda, use_numba)
+from ..comm import SelfCommunicator
+from ..partition import bitmap_words, index_dtype_for
+from .common import (HostDescent, array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
+                     first_true, first_unconfirmed, levels_from_root, offset, raise_cycle, raise_reached_unreached,
+                     tree_levels, use_cuda, use_numba)
 
 KERNEL = "bfs"
 
@@ -64,12 +69,35 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
     check_self_parents(xp, parents, root, reached)
-    levels = bfs_tree_levels(KERNEL, parents, root, reached, engine)
+    levels = tree_levels_from_root(KERNEL, parents, root, reached, engine)
     parents = parents.astype(vg.dst.dtype, copy=False)
     reached_unreached, level_jump, unconfirmed = edge_pass(xp, vg, root, reached, levels, parents, engine)
     raise_tuple_fault(vg, reached, levels, reached_unreached, level_jump)
     raise_unconfirmed(parents, unconfirmed)
     return vg.count_reached_tuples(reached)
+
+
+def tree_levels_from_root(kernel, parents, root, reached, engine="auto"):
+    """`common.tree_levels` of a BFS tree (a few levels deep): with the Numba engine from the root a round a level
+    (`common.levels_from_root` on one process), past `common.LEVEL_ROUNDS` rounds and with the other engines by
+    the pointer jumping."""
+    xp = array_module(parents)
+    if use_numba(engine, xp):
+        n = parents.shape[0]
+        levels = levels_from_root(SelfCommunicator(xp), [bitmap_words(n)], 0, n,
+                                  parents.astype(index_dtype_for(n), copy=False), root, level_descent(xp))
+        if levels is not None:
+            raise_cycle(kernel, first_true(xp, reached & (levels < 0)), root)
+            return levels
+    return tree_levels(kernel, parents, root, reached, engine)
+
+
+def level_descent(xp):
+    """A round of `common.levels_from_root` for arrays of module ``xp``, made from ``(parents, levels)``:
+    `common.HostDescent` on NumPy, a CUDA kernel a round on CuPy (`device.descend_levels`)."""
+    if xp is numpy:
+        return HostDescent
+    return lambda parents, levels: functools.partial(device.descend_levels, parents, levels)
 
 
 def edge_pass(xp, vg, root, reached, levels, parents, engine, confirmed=None):

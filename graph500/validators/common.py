@@ -39,7 +39,8 @@ leads into a cycle or an unreached vertex. On NumPy arrays a round is one
 parallel Numba pass (2.1-3.0x the array-generic rounds). A BFS tree's levels
 with the Numba engine come from the root instead, a round a level
 (`levels_from_root`: round k, the vertices whose parent is in the bitmap of
-level k take k + 1), the distributed validator's rounds on one process;
+level k take k + 1; `bfs.tree_levels_from_root`), the distributed
+validator's rounds on one process;
 past `LEVEL_ROUNDS` levels, the jumping.
 Measurements and the longer text: docs/kernels/validator-common.md.
 """
@@ -56,8 +57,7 @@ except ImportError:
 
 from ..compiled import prefetch
 from ..errors import ValidationError
-from ..comm import SelfCommunicator
-from ..partition import bitmap_words, index_dtype_for, place
+from ..partition import index_dtype_for, place
 
 ENGINES = ("auto", "numba", "cuda", "generic")
 TUPLE_CHUNK = 1 << 25  # tuples per chunk of the array-generic pass on CuPy arrays
@@ -592,21 +592,6 @@ def _descend_parts(parents, levels, level_words, level, next_words, pending, bou
     """`_descend_part` over every part, a thread each."""
     for part in numba.prange(bounds.shape[0] - 1):
         _descend_part(parents, levels, level_words, level, next_words, pending, bounds, kept, part)
-
-
-def bfs_tree_levels(kernel, parents, root, reached, engine="auto"):
-    """`tree_levels` of a BFS tree (a few levels deep): with the Numba engine from the root a round a level
-    (`levels_from_root`, one process), past `LEVEL_ROUNDS` rounds and with the other engines by the pointer
-    jumping."""
-    xp = array_module(parents)
-    if use_numba(engine, xp):
-        n = parents.shape[0]
-        levels = levels_from_root(SelfCommunicator(), [bitmap_words(n)], 0, n,
-                                  parents.astype(index_dtype_for(n), copy=False), root, HostDescent)
-        if levels is not None:
-            raise_cycle(kernel, first_true(xp, reached & (levels < 0)), root)
-            return levels
-    return tree_levels(kernel, parents, root, reached, engine)
 
 
 def tree_levels(kernel, parents, root, reached, engine="auto"):

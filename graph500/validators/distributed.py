@@ -54,7 +54,6 @@ rank's tuples: NumPy with MPI, CuPy with NCCL. The longer text:
 docs/kernels/distributed-validator.md.
 """
 
-import functools
 import math
 
 import numpy
@@ -62,7 +61,7 @@ import numpy
 from ..errors import ValidationError
 from ..partition import DistinctLabels, bitmap_words, index_dtype_for
 from . import bfs, device, sssp
-from .common import (TIES_ON_DEVICE, TIES_PER_CHUNK, TUPLE_CHUNK, HostDescent, ValidationGraph,
+from .common import (TIES_ON_DEVICE, TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGraph,
                      array_module, check_edges, check_root, first_true, levels_from_root, out_of_range, raise_cycle,
                      raise_out_of_range, raise_root_not_self_parent,
                      staged_chunks, use_cuda, use_numba, wrong_length)
@@ -391,11 +390,10 @@ def _tree_levels(vg, kernel, parents, root, reached, engine):
 def _levels_from_root(vg, parents, root):
     """`common.levels_from_root` over the ranks: the levels of this rank's block, or None past `LEVEL_ROUNDS`
     rounds (collective); a round's bitmap of all N gathered from every rank's words (an allgather, or one shared
-    window a host), NumPy ranks' rounds by `HostDescent`, GPU ranks' by a CUDA kernel a round (one read)."""
+    window a host), a round by `bfs.level_descent` (NumPy ranks' on their threads, GPU ranks' a CUDA kernel, one
+    read)."""
     word_counts = [bitmap_words(vg.blocks.count(rank)) for rank in range(vg.comm.size)]
-    descent = HostDescent if vg.xp is numpy else \
-        lambda parents, levels: functools.partial(device.descend_levels, parents, levels)
-    return levels_from_root(vg.comm, word_counts, vg.first, vg.num_vertices, parents, root, descent)
+    return levels_from_root(vg.comm, word_counts, vg.first, vg.num_vertices, parents, root, bfs.level_descent(vg.xp))
 
 
 def _jumped_levels(vg, kernel, parents, root, reached):
