@@ -170,12 +170,10 @@ class DistributedValidationGraph:
         one alltoallv)."""
         xp = self.xp
         answers = tuple(xp.ascontiguousarray(values[self.requested]) for values in arrays)
-        received, _ = self.comm.alltoallv(answers, self.requested_counts, self.endpoint_counts)
-        compressed = []
-        for part, values, value in zip(received, arrays, elsewhere):
-            compressed.append(xp.empty(self.endpoints.shape[0] + 1, dtype=values.dtype))
-            compressed[-1][:-1] = part
-            compressed[-1][-1] = value
+        compressed = [xp.empty(self.endpoints.shape[0] + 1, dtype=values.dtype) for values in arrays]
+        self.comm.alltoallv(answers, self.requested_counts, self.endpoint_counts, out=compressed)  # received in place
+        for values, value in zip(compressed, elsewhere):
+            values[-1] = value
         return compressed
 
     def compressed_labels(self, labels):
