@@ -56,6 +56,7 @@ docs/kernels/distributed-validator.md.
 
 import math
 
+import numba
 import numpy
 
 from ..errors import ValidationError
@@ -479,12 +480,26 @@ def _settle(vg, root, reached, endpoint_reached, fault, confirmed, *values):
     fault = min(faults, key=lambda item: item[:2])[2] if faults else None
     # a byte an endpoint, in the order its owner asked for it (`requested`): not a label a confirmed endpoint
     (arrived,), _ = comm.alltoallv((confirmed[:-1].view(xp.uint8),), vg.endpoint_counts, vg.requested_counts)
-    owned_confirmed = xp.zeros(reached.shape[0], dtype=xp.bool_)
-    owned_confirmed[vg.requested[arrived.view(xp.bool_)]] = True
-    unconfirmed = reached & ~owned_confirmed
+    if xp is numpy:
+        unconfirmed = _unconfirmed(reached, vg.requested, arrived.view(numpy.bool_))
+    else:
+        owned_confirmed = xp.zeros(reached.shape[0], dtype=xp.bool_)
+        owned_confirmed[vg.requested[arrived.view(xp.bool_)]] = True
+        unconfirmed = reached & ~owned_confirmed
     if vg.blocks.owner(root) == comm.rank:
         unconfirmed[root - vg.first] = False
     return fault, vg.lowest(first_true(xp, unconfirmed), *values), sum(rank_share for _, rank_share in reports)
+
+
+@numba.njit(parallel=True, cache=True)
+def _unconfirmed(reached, requested, arrived):
+    """The reached vertices of the block that no rank's tuple confirmed (``arrived[i]``: whether the endpoint the
+    asker named ``requested[i]`` was confirmed), in one pass and no array of the confirmed ones (NumPy)."""
+    unconfirmed = reached.copy()
+    for i in numba.prange(requested.shape[0]):
+        if arrived[i]:
+            unconfirmed[requested[i]] = False  # threads that race write the same value
+    return unconfirmed
 
 
 def _raise_fault(fault):
