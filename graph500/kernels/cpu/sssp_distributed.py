@@ -265,6 +265,10 @@ def _light_round(rs, bucket):
             rs.heavy_waiting += heavy
         else:
             for i in range(count):
+                if i + PREFETCH_AHEAD < count:  # a later vertex's flag and row bounds, read at random
+                    ahead = rs.frontier_vertex[i + PREFETCH_AHEAD]
+                    prefetch(rs.is_settled, ahead)
+                    prefetch(rs.bounds, ahead * ROW_PARTS)
                 u = rs.frontier_vertex[i]
                 if not rs.is_settled[u]:
                     rs.is_settled[u] = True
