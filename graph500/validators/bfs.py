@@ -46,11 +46,11 @@ import functools
 import numba
 import numpy
 
+from ..comm import SelfCommunicator
 from ..compiled import prefetch
 from ..errors import ValidationError
-from . import common, device
-from ..comm import SelfCommunicator
 from ..partition import bitmap_words, index_dtype_for
+from . import common, device
 from .common import (HostDescent, array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
                      first_true, first_unconfirmed, levels_from_root, offset, raise_cycle, raise_reached_unreached,
                      tree_levels, use_cuda, use_numba)

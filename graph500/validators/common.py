@@ -40,8 +40,7 @@ parallel Numba pass (2.1-3.0x the array-generic rounds). A BFS tree's levels
 with the Numba engine come from the root instead, a round a level
 (`levels_from_root`: round k, the vertices whose parent is in the bitmap of
 level k take k + 1; `bfs.tree_levels_from_root`), the distributed
-validator's rounds on one process;
-past `LEVEL_ROUNDS` levels, the jumping.
+validator's rounds on one process; past `LEVEL_ROUNDS` levels, the jumping.
 Measurements and the longer text: docs/kernels/validator-common.md.
 """
 
