@@ -19,10 +19,10 @@ when given one. Every call is collective.
 3. Levels: a BFS (the fused passes' engines) from the root, a round a
    level: round k every rank publishes the bits of its vertices at level k
    (a gathered bitmap of all N) and its unleveled vertices whose parent's
-   bit is set take level k + 1; elsewhere (the
+   bit is set take level k + 1 (`common.levels_from_root`); elsewhere (the
    array-generic engine), for a tree deeper than ``LEVEL_ROUNDS`` and for an
-   SSSP where the tuple pass leaves a doubt, by pointer jumping: a round asks the
-   owners of the pending vertices' ancestors for their (ancestor, depth), an
+   SSSP where the tuple pass leaves a doubt, by pointer jumping: a round asks
+   the owners of the pending vertices' ancestors for their (ancestor, depth), an
    alltoallv of requests and one of answers. ``cycle`` where a reached
    vertex's chain does not reach the root. An SSSP (the fused passes, Numba
    or CUDA) decides ``cycle`` after steps 4-5 instead, raising it before
