@@ -117,6 +117,9 @@ class DeviceGatheredArray:
     def publish(self):
         self._comm.transfers(*self._transfers)
 
+    def free(self):
+        self.local = self.whole = self._transfers = None
+
 
 class SharedGatheredArray:
     """A `GatheredArray` in memory shared by every rank of one host: an MPI-3 shared window, allocated whole

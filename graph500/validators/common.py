@@ -536,8 +536,7 @@ def levels_from_root(comm, word_counts, first, num_vertices, parents, root, desc
     else:
         levels = None
     for bitmap in bitmaps:  # not on an error's way out: a host's shared window is given back by all its ranks
-        if hasattr(bitmap, "free"):
-            bitmap.free()
+        bitmap.free()
     return levels
 
 
@@ -563,9 +562,11 @@ class HostDescent:
         arguments = (self.parents, self.levels, level_words, level, next_words, pending, bounds, kept)
         if parts > 1:
             _descend_parts(*arguments)
+            self.pending = numpy.concatenate([pending[start:start + count]
+                                              for start, count in zip(bounds[:-1], kept)])
         else:
             _descend_part(*arguments, 0)
-        self.pending = numpy.concatenate([pending[start:start + count] for start, count in zip(bounds[:-1], kept)])
+            self.pending = pending[:kept[0]]  # kept at the front in place: no copy
         return pending.shape[0] - self.pending.shape[0]
 
 
