@@ -49,7 +49,7 @@ import numpy
 from ..comm import SelfCommunicator
 from ..compiled import prefetch
 from ..errors import ValidationError
-from ..partition import bitmap_words
+from ..partition import bitmap_words, index_dtype_for
 from . import common, device
 from .common import (HostDescent, array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
                      first_true, first_unconfirmed, levels_from_root, offset, raise_cycle, raise_reached_unreached,
@@ -84,7 +84,8 @@ def tree_levels_from_root(kernel, parents, root, reached, engine="auto"):
     xp = array_module(parents)
     if use_numba(engine, xp):
         n = parents.shape[0]
-        levels = levels_from_root(SelfCommunicator(xp), [bitmap_words(n)], 0, n, parents, root, level_descent(xp))
+        levels = levels_from_root(SelfCommunicator(xp), [bitmap_words(n)], 0, n,
+                                  parents.astype(index_dtype_for(n), copy=False), root, level_descent(xp))
         if levels is not None:
             raise_cycle(kernel, first_true(xp, reached & (levels < 0)), root)
             return levels
