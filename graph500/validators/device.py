@@ -85,20 +85,28 @@ def sssp_pass(vg, root, reached, parents, distances, confirmed=None, tie_capacit
     if confirmed is None:
         confirmed = cupy.zeros(vg.num_vertices, dtype=cupy.bool_)
     index_dtype = vg.dst.dtype
-    parents = parents.astype(index_dtype, copy=False)
-    distances = distances.astype(cupy.float32, copy=False)
+    records = sssp_records(parents, distances, index_dtype)
     counters = cupy.array([NOT_FOUND, NOT_FOUND, 0], dtype=cupy.uint64)  # the two rules' firsts, the ties
     ties = cupy.empty(max(1, tie_capacity), dtype=cupy.int64)
     for first, src, dst, weights in vg.tuple_chunks():
         _launch("sssp_tuple_pass", (index_dtype,), src.shape[0], src, dst, weights, numpy.int64(src.shape[0]),
-                numpy.int64(first), parents, distances, confirmed, counters, ties, counters[2:],
-                numpy.int64(tie_capacity))
+                numpy.int64(first), records, confirmed, counters, ties, counters[2:], numpy.int64(tie_capacity))
     first_reached_unreached, first_not_minimal, tie_count = counters.get()
     reached_unreached, not_minimal = _found(first_reached_unreached), _found(first_not_minimal)
     if reached_unreached is not None:
         return reached_unreached, None, None, None
     tied = ties[:int(tie_count)] if tie_capacity and tie_count <= tie_capacity else None
     return reached_unreached, not_minimal, first_unconfirmed(cupy, reached, confirmed, root), tied
+
+
+def sssp_records(parents, distances, index_dtype):
+    """Each vertex's parent (as ``index_dtype``, int32 or int64) and float32 distance side by side, the layout of
+    ``SsspRecord`` in `tuple_passes.cu`: a row of two ``index_dtype`` items, the distance in the second's first
+    4 bytes. The pass reads both of an endpoint at random, one memory sector where two arrays take two."""
+    records = cupy.empty((parents.shape[0], 2), dtype=index_dtype)
+    records[:, 0] = parents
+    records.view(cupy.float32).reshape(parents.shape[0], -1)[:, numpy.dtype(index_dtype).itemsize // 4] = distances
+    return records
 
 
 def set_bits(words, labels):

@@ -55,13 +55,21 @@ __device__ __forceinline__ void note_tie(long long vertex, long long* ties, unsi
     }
 }
 
+// A vertex's parent and float32 distance side by side (`device.sssp_records`): the SSSP pass reads both of each
+// endpoint at random, one memory sector where two arrays take two.
+template <typename Index>
+struct alignas(2 * sizeof(Index)) SsspRecord {
+    Index parent;
+    float distance;
+};
+
 // SSSP (float32 sums, as the reference): firsts[0] the first reached-unreached tuple, firsts[1] the first tuple
 // whose weight would make one endpoint nearer; confirmed[x] where the tuple joins x to its parent with the weight
 // that makes its distance; such an x as near as its parent (a tie) goes to ties[] while tie_capacity lasts
 // (tie_count counts them all).
 template <typename Index>
 __global__ void sssp_tuple_pass(const Index* src, const Index* dst, const float* weights, long long count,
-                                long long first, const Index* parents, const float* distances, bool* confirmed,
+                                long long first, const SsspRecord<Index>* records, bool* confirmed,
                                 unsigned long long* firsts, long long* ties, unsigned long long* tie_count,
                                 long long tie_capacity)
 {
@@ -70,7 +78,8 @@ __global__ void sssp_tuple_pass(const Index* src, const Index* dst, const float*
         return;
     }
     Index u = src[i], v = dst[i];
-    Index parent_u = parents[u], parent_v = parents[v];
+    SsspRecord<Index> record_u = records[u], record_v = records[v];
+    Index parent_u = record_u.parent, parent_v = record_v.parent;
     if ((parent_u < 0) != (parent_v < 0)) {
         offend(&firsts[0], first + i);
         return;
@@ -78,7 +87,7 @@ __global__ void sssp_tuple_pass(const Index* src, const Index* dst, const float*
     if (parent_u < 0) {
         return;
     }
-    float weight = weights[i], distance_u = distances[u], distance_v = distances[v];
+    float weight = weights[i], distance_u = record_u.distance, distance_v = record_v.distance;
     float via_u = __fadd_rn(distance_u, weight), via_v = __fadd_rn(distance_v, weight);
     if (distance_v > via_u || distance_u > via_v) {
         offend(&firsts[1], first + i);

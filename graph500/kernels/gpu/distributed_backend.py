@@ -68,12 +68,13 @@ GRAPH_VERTEX_BYTES = 8
 KERNEL_OWNED_BYTES = {"bfs": 4 + 4 + 8 + 4 + 4 + 4, "sssp": 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4}
 KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 1 + (4 + 8) + 8, "sssp": 1 + (8 + 12) + 4 + 8}
 # The distributed validator's device bytes a distinct endpoint of the rank's tuples (the endpoints, their
-# first-endpoint counts, the owners' requested indices, a validation's fetched values and compressed parents)
+# first-endpoint counts, the owners' requested indices, a validation's fetched values and compressed parents, the
+# SSSP pass's parent and distance records)
 # and an owned vertex (parents, levels, pointer jumping's ancestor and depth; the levels' rounds from the root hold
 # less: the levels and their two bitmaps, counted below): counted; 1.19x the
 # measured part at SCALE 26 on two H100s with the jumping, with the endpoints counted as they were (0.40 N). The plan
 # takes their expected count (`distributed.validation_endpoints`, within 0.3% of the counts on CPU ranks).
-VALIDATION_ENDPOINT_BYTES = 8 + 8 + 8 + (4 + 4 + 4 + 1 + 1) + 16
+VALIDATION_ENDPOINT_BYTES = 8 + 8 + 8 + (4 + 4 + 4 + 1 + 1) + 16 + 8
 VALIDATION_OWNED_BYTES = 8 + 8 + 8 + 8 + 4 + 8 + 1 + 1
 # The distributed validator's bits a vertex of the whole graph: the bitmap of the rank's endpoints with each word's
 # count of the set bits before it (`validators.device.LabelPlaces`: 64 bits a word of 64 vertices) and, while a BFS
