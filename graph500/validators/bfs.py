@@ -10,7 +10,7 @@ Rules, in the order they are checked (the first broken one is raised):
    vertex other than the root that is its own parent: (v, v) joins a level to
    itself.
 3. ``cycle``: a reached vertex whose parent chain does not reach the root
-   (levels from the root a round a level with the Numba engine, else by
+   (levels from the root a round a level with the fused engines, else by
    pointer jumping: `tree_levels_from_root`, `common.tree_levels`).
 4. One pass over the input tuples (self-loops dropped), reporting the first
    offending tuple:
@@ -78,11 +78,11 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
 
 
 def tree_levels_from_root(kernel, parents, root, reached, engine="auto"):
-    """`common.tree_levels` of a BFS tree (a few levels deep): with the Numba engine from the root a round a level
-    (`common.levels_from_root` on one process), past `common.LEVEL_ROUNDS` rounds and with the other engines by
-    the pointer jumping."""
+    """`common.tree_levels` of a BFS tree (a few levels deep): with the fused engines (Numba, CUDA) from the root a
+    round a level (`common.levels_from_root` on one process), past `common.LEVEL_ROUNDS` rounds and with the
+    array-generic engine by the pointer jumping."""
     xp = array_module(parents)
-    if use_numba(engine, xp):
+    if use_numba(engine, xp) or use_cuda(engine, xp):
         n = parents.shape[0]
         levels = levels_from_root(SelfCommunicator(xp), [bitmap_words(n)], 0, n,
                                   parents.astype(index_dtype_for(n), copy=False), root, level_descent(xp))
