@@ -1,11 +1,13 @@
-"""Degree ordering (graph500.kernels.cpu.reorder): the orders, both ways to the renumbered graph, the light rows."""
+"""Degree ordering (graph500.kernels.cpu.reorder): the orders, both ways to the renumbered graph, the light rows;
+search keys renamed from the blocks' label tables (`graph.RootLabels`)."""
 
 import numpy as np
 import pytest
+from support import needs_mpi, run_ranks
 
 from graph500.kernels.cpu import reorder
 from graph500.kernels.cpu.build import build_csr
-from graph500.kernels.graph import simple_csr
+from graph500.kernels.graph import RootLabels, simple_csr
 
 
 @pytest.fixture
@@ -83,3 +85,46 @@ def test_results_map_back_to_original_labels(tuples):
     assert np.count_nonzero(original >= 0) == 3
     values = np.arange(num_vertices, dtype=np.float32)
     np.testing.assert_array_equal(graph.values_to_original(values)[graph.order], values)
+
+
+ROOT_LABELS_SCRIPT = """
+import numpy as np
+from graph500.comm import world
+from graph500.kernels.graph import PartitionedGraph, RootLabels
+from graph500.partition import VertexBlocks
+
+comm = world()
+num_vertices = 1000
+blocks = VertexBlocks(num_vertices, comm.size)
+first, count = blocks.begin(comm.rank), blocks.count(comm.rank)
+# each block numbered anew within itself (as the multi-GPU kernel 1 does): the whole table, then this rank's part
+new_label = np.concatenate([np.random.default_rng(rank).permutation(blocks.count(rank)) + blocks.begin(rank)
+                            for rank in range(comm.size)])
+part = PartitionedGraph(num_vertices, first, np.zeros(count + 1, np.int64), np.zeros(0, np.int32), None, comm,
+                        blocks, new_label=new_label[first:first + count].astype(np.int32))
+rename = RootLabels(part, comm)
+roots = [0, 1, num_vertices - 1] + [blocks.begin(rank) for rank in range(comm.size)] + [517, 64]
+assert [rename(root) for root in roots] == new_label[roots].tolist(), comm.rank
+print("renamed", flush=True)
+"""
+
+
+def test_root_labels_renames_a_key_from_the_block_tables_alone():
+    """A search key under a degree-ordered graph's labels, no rank holding the table of all N vertices: one
+    process (its one block), and on three ranks (MPI) every rank gets each key's label from its owner."""
+    new_label = np.random.default_rng(2).permutation(300)
+    graph = simple_csr(np.array([0]), np.array([1]), 300)
+    graph.new_label = new_label
+    rename = RootLabels(graph)
+    assert [rename(root) for root in (0, 7, 299)] == new_label[[0, 7, 299]].tolist()
+    graph.new_label = None
+    assert RootLabels(graph)(42) == 42
+
+
+@needs_mpi
+def test_root_labels_on_ranks(tmp_path):
+    script = tmp_path / "root_labels.py"
+    script.write_text(ROOT_LABELS_SCRIPT)
+    result = run_ranks(3, script)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert result.stdout.count("renamed") == 3  # every rank (their lines may interleave)

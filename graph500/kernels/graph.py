@@ -88,9 +88,12 @@ class PartitionedGraph:
     ``rows_by_weight`` says a kernel's set-up has sorted them so). ``comm`` is
     the run's communicator (`graph500.comm`); with one rank the part is the
     whole graph. ``order`` and ``new_label`` (or None: the input's labels):
-    the whole graph's label tables, as `CSRGraph`'s, of a graph whose blocks
-    are each numbered by decreasing degree (the multi-GPU kernel 1: a label
-    stays in its block, so its owner is the same under either labelling).
+    label tables as `CSRGraph`'s of a graph whose blocks are each numbered by
+    decreasing degree (the multi-GPU kernel 1: a label stays in its block, so
+    its owner is the same under either labelling): ``order`` the whole
+    graph's (a search's parents are any vertices), ``new_label`` the block's
+    only (input label ``first_vertex + i`` is ``new_label[i]``; `RootLabels`
+    renames a search's key).
     """
 
     num_vertices: int
@@ -125,3 +128,25 @@ def whole_graph_part(graph, xp=np):
                             SelfCommunicator(xp=xp), VertexBlocks(graph.num_vertices, 1),
                             getattr(graph, "rows_by_weight", False), getattr(graph, "order", None),
                             getattr(graph, "new_label", None))
+
+
+class RootLabels:
+    """A search key under a degree-ordered graph's labels, found on the host: the rank that owns the key (the one
+    GPU, or the rank whose block holds it: a label stays in its block) reads it in a host copy of its block's
+    ``new_label``, made once, and on several ranks an allreduce of one integer tells the others. No device read
+    a search, and no rank holds the table of all N vertices. A graph under the input's labels keeps the key."""
+
+    def __init__(self, graph, comm=None):
+        table = getattr(graph, "new_label", None)
+        self._table = None if table is None else table.get() if hasattr(table, "get") else np.asarray(table)
+        self._first_vertex = getattr(graph, "first_vertex", 0)
+        self._comm = comm if comm is not None and comm.size > 1 else None
+
+    def __call__(self, root):
+        if self._table is None:
+            return int(root)
+        local = int(root) - self._first_vertex
+        label = int(self._table[local]) if 0 <= local < self._table.shape[0] else -1
+        if self._comm is None:
+            return label
+        return int(self._comm.allreduce(np.array([label], dtype=np.int64), "max")[0])

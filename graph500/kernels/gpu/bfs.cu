@@ -46,7 +46,7 @@ struct LevelTally : BlockTally<NUM_COUNTERS> {
     }
 };
 
-// Start a search from input_root (under the graph's labels through new_label, unless null):
+// Start a search from root (under the graph's labels: `graph.RootLabels` renames an input's key):
 // the root its own parent, parents [0, cleared_parents) -1 but the root's, visited = the
 // vertices that are never searched (no edges, or past N) plus the root, the queue = [root].
 // A degree-ordered graph's search clears no parent: parents_to_input_labels reads the parent
@@ -55,10 +55,9 @@ struct LevelTally : BlockTally<NUM_COUNTERS> {
 // under local indices; visited covers every vertex. The counters hold the rank's part of the
 // frontier: the root if the rank owns it, else nothing.
 extern "C" __global__ void __launch_bounds__(THREADS)
-start_search(int input_root, const int* __restrict__ new_label, i64 first_vertex, i64 num_local, i64 cleared_parents,
-             int num_words, const u32* __restrict__ never_searched, const i64* __restrict__ offsets, u32 hub_degree,
+start_search(int root, i64 first_vertex, i64 num_local, i64 cleared_parents, int num_words,
+             const u32* __restrict__ never_searched, const i64* __restrict__ offsets, u32 hub_degree,
              int* __restrict__ parent, u32* __restrict__ visited, int* __restrict__ queue, u64* __restrict__ counters) {
-    const int root = (int)renamed(new_label, input_root);
     const i64 local_root = root - first_vertex;
     const i64 stride = (i64)gridDim.x * THREADS;
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < cleared_parents; v += stride)
@@ -488,14 +487,13 @@ __device__ __forceinline__ int input_parent(int x, i64 filled_vertices, int root
 }
 
 // On several GPUs the rank's block, [first_vertex, first_vertex + num_vertices): the vertices,
-// parents and visited bits are local (x = new_label[first_vertex + v] - first_vertex), the
-// parents and order global.
+// parents and visited bits are local (x = block_label[v] - first_vertex, block_label the block's
+// part of new_label), the parents and order global; root under the graph's labels.
 extern "C" __global__ void __launch_bounds__(THREADS)
-parents_to_input_labels(i64 num_vertices, i64 filled_vertices, int input_root, i64 first_vertex,
-                        const int* __restrict__ order, const int* __restrict__ new_label,
+parents_to_input_labels(i64 num_vertices, i64 filled_vertices, int graph_root, i64 first_vertex,
+                        const int* __restrict__ order, const int* __restrict__ block_label,
                         const u32* __restrict__ visited, const int* __restrict__ parent, int* __restrict__ original) {
-    const int root = (int)(new_label[input_root] - first_vertex);
-    const int* __restrict__ block_label = new_label + first_vertex;  // first_vertex: a multiple of 64
+    const int root = (int)(graph_root - first_vertex);
     const int shift = (int)first_vertex;
     const i64 first = (blockIdx.x * (i64)THREADS + threadIdx.x) * REMAP_VERTICES;
     if (first + REMAP_VERTICES <= num_vertices) {

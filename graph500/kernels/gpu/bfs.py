@@ -50,6 +50,7 @@ from graph500.kernels.gpu import runtime
 from graph500.kernels.gpu.build import filled_vertices
 from graph500.kernels.gpu.frontier import SMALL_FRONTIER, PrefixSums
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
+from graph500.kernels.graph import RootLabels
 
 ALPHA = 30.0
 BETA = 24.0
@@ -119,6 +120,7 @@ class LevelSynchronousBFS:
         self._row_end = graph.offsets[1:]
         self._counters = runtime.DeviceCounters(NUM_COUNTERS)
         self._parent = None if graph.order is None else cupy.empty(n, dtype=np.int32)  # under the graph's labels
+        self._root_labels = RootLabels(graph)
         self._strongest = strongest_neighbours(graph.offsets, self._neighbors) if strongest_first else runtime.NULL
         self._scan_grid = runtime.persistent_blocks(_kernel("bottom_up_scan"), THREADS, self._filled_words * 32)
         self._small_rule = self._small_levels_rule()
@@ -134,6 +136,7 @@ class LevelSynchronousBFS:
         graph = self.graph
         renumbered = graph.order is not None
         parent = self._parent if renumbered else cupy.empty(graph.num_vertices, dtype=np.int32)
+        root = self._root_labels(root)  # under the graph's labels from here
         self._start_search(root, parent)
         unexplored = graph.num_edges  # edges of the vertices never in a frontier, before the counters' frontier
         small = self._small_levels_follow
@@ -173,11 +176,12 @@ class LevelSynchronousBFS:
         return self._to_input_labels(parent, root) if renumbered else parent
 
     def _start_search(self, root, parent):
-        """The root's level: parents cleared (unless the graph is renumbered), visited, the queue and counters."""
+        """The root's level (``root`` under the graph's labels): parents cleared (unless the graph is renumbered),
+        visited, the queue and counters."""
         graph = self.graph
         start = _kernel("start_search")
         start((runtime.persistent_blocks(start, THREADS, self._filled_vertices),), (THREADS,),
-              (i32(root), runtime.pointer_or_null(graph.new_label), i64(0), i64(graph.num_vertices),
+              (i32(root), i64(0), i64(graph.num_vertices),
                i64(0 if graph.order is not None else graph.num_vertices), i32(self._num_words),
                self._never_searched, graph.offsets, u32(self.hub_degree), parent, self._visited, self._queue,
                self._counters.device))
@@ -192,11 +196,12 @@ class LevelSynchronousBFS:
         next_size, edges, hubs = (int(counts[k]) for k in (FRONTIER_SIZE, FRONTIER_EDGES, FRONTIER_HUBS))
         return size, next_size, edges, hubs, int(counts[UNEXPLORED_EDGES]) if small else unexplored - edges
 
-    def _to_input_labels(self, parent, input_root):
-        """The parents of a degree-ordered graph's search under the input's labels (a new array)."""
+    def _to_input_labels(self, parent, root):
+        """The parents of a degree-ordered graph's search (from ``root``, under its labels) under the input's
+        labels (a new array)."""
         graph = self.graph
         return parents_to_input_labels(graph.order, graph.new_label, self._visited, parent, graph.num_vertices,
-                                       self._filled_vertices, input_root)
+                                       self._filled_vertices, root)
 
     def _choose_direction(self, direction, size, edges, hubs, unexplored, previous_size):
         """The direction of the next level: the subclass's, or by the switching rule."""
@@ -302,15 +307,15 @@ def sorted_queue(prefix_sums, bitmap_words, num_words, queue):
     bitmap_to_queue(bitmap_words, num_words, prefix_sums.of_populations(bitmap_words, num_words), queue)
 
 
-def parents_to_input_labels(order, new_label, visited, parent, num_vertices, filled_vertices, input_root,
+def parents_to_input_labels(order, block_label, visited, parent, num_vertices, filled_vertices, root,
                             first_vertex=0):
     """The parents of ``num_vertices`` vertices from ``first_vertex`` under the input's labels (a new array), from
-    a search under a degree-ordered graph's labels (``parent`` and ``visited``: of those vertices, written for the
-    visited ones only)."""
+    a search from ``root`` under a degree-ordered graph's labels (``parent`` and ``visited``: of those vertices,
+    written for the visited ones only; ``block_label``: their new labels, the graph's ``new_label``)."""
     original = cupy.empty(num_vertices, dtype=np.int32)
     _kernel("parents_to_input_labels")(
         (runtime.blocks_for(num_vertices, THREADS * REMAP_VERTICES),), (THREADS,),
-        (i64(num_vertices), i64(filled_vertices), i32(input_root), i64(first_vertex), order, new_label, visited,
+        (i64(num_vertices), i64(filled_vertices), i32(root), i64(first_vertex), order, block_label, visited,
          parent, original))
     return original
 

@@ -73,7 +73,7 @@ from graph500.kernels.gpu.build import filled_vertices, sort_rows
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.requests import OwnerRequests
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u32, u64
-from graph500.kernels.graph import PartitionedGraph, whole_graph_part
+from graph500.kernels.graph import PartitionedGraph, RootLabels, whole_graph_part
 
 
 SEVERAL_ALPHA = 300.0  # the switch to bottom-up on several GPUs (the one-GPU kernel's ALPHA is 30)
@@ -119,6 +119,7 @@ class DistributedDirectionOptimizingBFS:
         # the block's vertices a search reads, [0, filled): a degree-ordered block puts those without edges last
         self._filled_vertices = filled_vertices(graph)
         self._parent = None if graph.order is None else cupy.empty(n, dtype=np.int32)  # under the graph's labels
+        self._root_labels = RootLabels(graph, comm)
         word_counts = np.array([(graph.blocks.count(rank) + 31) // 32 for rank in range(comm.size)], dtype=np.int64)
         num_words = int(word_counts.sum())
         self._neighbors = graph.neighbors.copy() if row_copy and not graph.rows_by_weight else graph.neighbors
@@ -168,9 +169,10 @@ class DistributedDirectionOptimizingBFS:
         graph = self.graph
         renumbered = graph.order is not None
         parent = self._parent if renumbered else cupy.empty(graph.num_local, dtype=np.int32)
+        root = self._root_labels(root)  # under the graph's labels from here
         start = runtime.kernel("bfs", "start_search")
         start((runtime.persistent_blocks(start, THREADS, graph.num_local),), (THREADS,),
-              (i32(root), runtime.pointer_or_null(graph.new_label), i64(graph.first_vertex), i64(graph.num_local),
+              (i32(root), i64(graph.first_vertex), i64(graph.num_local),
                i64(0 if renumbered else graph.num_local), i32(self._visited.shape[0]), self._never_searched,
                graph.offsets, u32(HUB_DEGREE), parent, self._visited, self._queue, self._counters.device))
         if self._small_graphs and not self.record_trace:  # the root's small levels at once: no read before them
@@ -314,11 +316,11 @@ class DistributedDirectionOptimizingBFS:
         self.comm.allreduce(counters[FRONTIER_SIZE:FRONTIER_EDGES + 1], "sum",
                             out=state[SMALL_GLOBAL_SIZE:SMALL_GLOBAL_EDGES + 1])
 
-    def _to_input_labels(self, parent, input_root):
-        """The parents of the rank's block under the input's labels (a new array)."""
+    def _to_input_labels(self, parent, root):
+        """The parents of the rank's block under the input's labels (a new array; ``root`` under the graph's)."""
         graph = self.graph
         return parents_to_input_labels(graph.order, graph.new_label, self._visited[self._block_slice()], parent,
-                                       graph.num_local, self._filled_vertices, input_root, graph.first_vertex)
+                                       graph.num_local, self._filled_vertices, root, graph.first_vertex)
 
     def _global_counts(self, counts):
         """``(size, edges, busiest, scanned)``: the next frontier's size and edges summed over the ranks, the most

@@ -23,7 +23,8 @@ count first (ties by label; self-loops out, duplicates in, as on the CPU),
 every label then read through ``new_label``; the graph carries ``order`` and
 ``new_label`` (int32 each). A rank's block (``build_rows``) is ordered within
 the block, numbered from its first label, so every vertex keeps its owner;
-the ranks allgather their parts of both tables.
+the ranks allgather their parts of both tables, and a rank keeps the whole
+``order`` and its block's part of ``new_label``.
 
 Memory beyond the inputs: the label tables (8 bytes a vertex), keys (16 a
 tuple), one bucket's sort scratch, neighbours and offsets, then the weights:
@@ -89,19 +90,20 @@ def build_rows(src, dst, num_vertices, weights, first, count, degree_ordered=Fal
     Without ``degree_ordered`` the labels are the input's and ``order`` and ``new_label`` None. With it, each
     block (of every rank of ``comm``, which calls this collectively) numbers its vertices by decreasing tuple
     count from its first label, so owners do not change: the rows and neighbours come out under those labels,
-    and ``order`` and ``new_label`` are the whole graph's tables (new -> input label and back, int32, allgathered).
+    ``order`` is the whole graph's table (new -> input label, int32, allgathered) and ``new_label`` the block's
+    (input label ``first + i`` -> new label; the whole table, allgathered to rename the neighbours, is freed here).
     """
     num_vertices, src, dst, weight_bits = _checked_inputs(src, dst, num_vertices, weights)
     if not 0 <= first <= first + count <= num_vertices:
         raise ValueError(f"rows [{first}, {first + count}) are not within [0, {num_vertices})")
-    order = new_label = row_degrees = None
+    order = block_label = new_label = row_degrees = None
     if degree_ordered:
-        order, new_label, row_degrees = _degree_order(src, dst, num_vertices, _LABEL_TYPES[src.dtype], first, count)
-        order, new_label = comm.allgather(order), comm.allgather(new_label)
+        order, block_label, row_degrees = _degree_order(src, dst, num_vertices, _LABEL_TYPES[src.dtype], first, count)
+        order, new_label = comm.allgather(order), comm.allgather(block_label)
     bucket_bounds = _bucket_bounds(2 * src.shape[0], count, row_degrees) + np.uint32(first)
     del row_degrees
     offsets, neighbors, out_weights = _build(src, dst, num_vertices, weight_bits, new_label, bucket_bounds)
-    return offsets[first:first + count + 1].copy(), neighbors, out_weights, order, new_label
+    return offsets[first:first + count + 1].copy(), neighbors, out_weights, order, block_label
 
 
 def _build(src, dst, num_vertices, weight_bits, new_label, bucket_bounds):

@@ -55,16 +55,17 @@ from graph500.partition import tuple_range
 from graph500.validators.common import TUPLE_CHUNK as TUPLE_CHUNK_VALIDATION
 from graph500.validators.distributed import DistributedValidationGraph
 
-# Device bytes of a rank: per row entry (neighbour, weight); per owned vertex: the offsets, then each kernel's
-# (the BFS's queues, prefix sums, parents (the search's and the output) and strongest neighbours; the SSSP's light
-# ends, states, queues, stamps, prefix sums and outputs); per vertex of the whole graph: the label tables, then each
+# Device bytes of a rank: per row entry (neighbour, weight); per owned vertex: the offsets and the block's
+# new_label, then each kernel's (the BFS's queues, prefix sums, parents (the search's and the output) and strongest
+# neighbours; the SSSP's light ends, states, queues, stamps, prefix sums and outputs); per vertex of the whole
+# graph: the label table ``order`` (the parents' input labels; kernel 1 also allgathers new_label), then each
 # kernel's (its bitmaps (the BFS's four and its requests' two; the SSSP's requests' two), its requests' staging words
 # and send buffers (BFS 4 + 8, SSSP 8 + 12), the SSSP's gathered distances, and the receive buffers, grown to the
 # largest exchange, planned at 8 bytes a vertex). One kernel lives at a time (the harness sets the SSSP up once the
 # BFS is freed), so a pass holds the rows, the label tables and one kernel's arrays.
 ENTRY_BYTES = 4 + 4
-OWNED_VERTEX_BYTES = 8
-GRAPH_VERTEX_BYTES = 8
+OWNED_VERTEX_BYTES = 8 + 4
+GRAPH_VERTEX_BYTES = 4
 KERNEL_OWNED_BYTES = {"bfs": 4 + 4 + 8 + 4 + 4 + 4, "sssp": 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4}
 KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 1 + (4 + 8) + 8, "sssp": 1 + (8 + 12) + 4 + 8}
 # The distributed validator's device bytes a distinct endpoint of the rank's tuples (the endpoints, their

@@ -33,15 +33,13 @@ find_light_ends(i64 num_vertices, const i64* __restrict__ offsets, const float* 
     }
 }
 
-// Start a search from input_root (under the graph's labels through new_label, unless null).
+// Start a search from root (under the graph's labels: `graph.RootLabels` renames an input's key).
 // The states are those of the vertices [first_vertex, first_vertex + num_local) (all of them on
 // one GPU; a rank's block on several), under local indices. Only the states [0, filled_vertices)
 // are written: a degree-ordered graph's vertices without edges, [filled_vertices, N), are never
 // reached, so no step reads them; the root's state is written wherever it is.
 extern "C" __global__ void __launch_bounds__(THREADS)
-start_search(int input_root, const int* __restrict__ new_label, i64 first_vertex, i64 num_local, i64 filled_vertices,
-             u64* __restrict__ state) {
-    const int root = (int)renamed(new_label, input_root);
+start_search(int root, i64 first_vertex, i64 num_local, i64 filled_vertices, u64* __restrict__ state) {
     const i64 local_root = root - first_vertex;
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < filled_vertices; v += (i64)gridDim.x * THREADS)
         state[v] = v == local_root ? state_of(0.0f, root) : UNREACHED;
@@ -444,16 +442,15 @@ scatter_members(const int* __restrict__ vertices, const u64* __restrict__ words,
 
 // The outputs under the input's labels: for each input label v, the state of new_label[v]
 // and its parent through order (new -> input label); both tables null: the same labels.
-// A label at or past filled_vertices has no edges: unreached, unless it is the root. On several
-// GPUs the rank's block, [first_vertex, first_vertex + num_vertices): states and outputs local,
-// the tables and parents global.
+// A label at or past filled_vertices has no edges: unreached, unless it is the root (under the
+// graph's labels). On several GPUs the rank's block, [first_vertex, first_vertex + num_vertices):
+// states, outputs and block_label (the block's part of new_label) local, order and parents global.
 extern "C" __global__ void __launch_bounds__(THREADS)
-split_state(i64 num_vertices, i64 filled_vertices, int input_root, i64 first_vertex, const u64* __restrict__ state,
-            const int* __restrict__ order, const int* __restrict__ new_label, int* __restrict__ parent,
+split_state(i64 num_vertices, i64 filled_vertices, int root, i64 first_vertex, const u64* __restrict__ state,
+            const int* __restrict__ order, const int* __restrict__ block_label, int* __restrict__ parent,
             float* __restrict__ distance) {
-    const i64 root = renamed(new_label, input_root);
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < num_vertices; v += (i64)gridDim.x * THREADS) {
-        const i64 x = renamed(new_label, first_vertex + v) - first_vertex;
+        const i64 x = (block_label != nullptr ? (i64)block_label[v] : first_vertex + v) - first_vertex;
         const u64 s = x < filled_vertices ? state[x]
                                           : (x + first_vertex == root ? state_of(0.0f, (int)root) : UNREACHED);
         const int p = (int)(u32)s;

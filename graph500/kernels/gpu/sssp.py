@@ -51,7 +51,7 @@ from graph500.kernels.gpu.build import SORT_ENTRIES, filled_vertices, sort_rows
 from graph500.kernels.gpu.frontier import SMALL_FRONTIER, PrefixSums
 from graph500.kernels.gpu.requests import BLIND_CAPACITY, OwnerRequests
 from graph500.kernels.gpu.runtime import cupy, i32, i64, u64
-from graph500.kernels.graph import PartitionedGraph
+from graph500.kernels.graph import PartitionedGraph, RootLabels
 
 # The defaults' measurements: docs/kernels/gpu-sssp.md.
 DELTA_SCALE = 12.75
@@ -108,6 +108,7 @@ class DeltaSteppingSSSP:
         n = graph.num_local if partitioned else graph.num_vertices
         self._first_vertex = graph.first_vertex if partitioned else 0
         self._num_local = n
+        self._root_labels = RootLabels(graph, self._comm)
         self._total_edges = self._global(graph.num_edges, "sum")
         if delta is None:
             delta = delta_for(self._global(int(cupy.diff(graph.offsets).max()) if n else 0, "max"), delta_scale)
@@ -165,10 +166,10 @@ class DeltaSteppingSSSP:
         if self._requests is not None:
             self._requests.clear()  # no candidate sent yet
         self._gathered_current = False
+        root = self._root_labels(root)  # under the graph's labels from here
         start = _kernel("start_search")
         start((runtime.persistent_blocks(start, THREADS, filled),), (THREADS,),
-              (i32(root), runtime.pointer_or_null(getattr(self.graph, "new_label", None)), i64(self._first_vertex),
-               i64(self._num_local), i64(filled), self._state))
+              (i32(root), i64(self._first_vertex), i64(self._num_local), i64(filled), self._state))
         self._counts = dict.fromkeys(_TRACE_COUNTS, 0)
         self._timer = timer = runtime.PhaseTimer(self.record_trace)
         low, tail, settled_edges = np.float32(0), False, 0
