@@ -137,8 +137,7 @@ class RootLabels:
     a search, and no rank holds the table of all N vertices. A graph under the input's labels keeps the key."""
 
     def __init__(self, graph, comm=None):
-        table = getattr(graph, "new_label", None)
-        self._table = None if table is None else table.get() if hasattr(table, "get") else np.asarray(table)
+        self._table = _host_new_label(graph)
         self._first_vertex = getattr(graph, "first_vertex", 0)
         self._comm = comm if comm is not None and comm.size > 1 else None
 
@@ -150,3 +149,16 @@ class RootLabels:
         if self._comm is None:
             return label
         return int(self._comm.allreduce(np.array([label], dtype=np.int64), "max")[0])
+
+
+def _host_new_label(graph):
+    """The graph's ``new_label`` on the host (None without one): a device table copied once a graph, kept on it
+    for the next kernel's `RootLabels` (the BFS's and the SSSP's set-up share one copy)."""
+    table = getattr(graph, "new_label", None)
+    if table is None or not hasattr(table, "get"):
+        return table
+    cached = getattr(graph, "_host_new_label", None)
+    if cached is None or cached[0] is not table:
+        cached = (table, table.get())
+        graph._host_new_label = cached  # beside the dataclass's fields: not part of the graph's value
+    return cached[1]
