@@ -121,6 +121,29 @@ def test_root_labels_renames_a_key_from_the_block_tables_alone():
     assert RootLabels(graph)(42) == 42
 
 
+class _DeviceTable:
+    """A stand-in for a CuPy table: ``get()`` copies it to the host, counted."""
+
+    def __init__(self, values):
+        self.values, self.copies = values, 0
+
+    def get(self):
+        self.copies += 1
+        return self.values.copy()
+
+
+def test_root_labels_copy_a_device_table_once_a_graph():
+    """The BFS's and the SSSP's set-up share one host copy of a device graph's new_label; a new table is copied
+    again."""
+    new_label = np.random.default_rng(4).permutation(100)
+    graph = simple_csr(np.array([0]), np.array([1]), 100)
+    graph.new_label = table = _DeviceTable(new_label)
+    assert [RootLabels(graph)(root) for root in (3, 99)] == new_label[[3, 99]].tolist()
+    assert table.copies == 1
+    graph.new_label = other = _DeviceTable(new_label[::-1].copy())
+    assert RootLabels(graph)(3) == new_label[96] and other.copies == 1
+
+
 @needs_mpi
 def test_root_labels_on_ranks(tmp_path):
     script = tmp_path / "root_labels.py"
