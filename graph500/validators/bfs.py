@@ -49,7 +49,7 @@ import numpy
 from ..comm import SelfCommunicator
 from ..compiled import prefetch
 from ..errors import ValidationError
-from ..partition import bitmap_words, index_dtype_for
+from ..partition import bitmap_words
 from . import common, device
 from .common import (HostDescent, array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
                      first_true, first_unconfirmed, levels_from_root, offset, raise_cycle, raise_reached_unreached,
@@ -69,8 +69,8 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
     check_self_parents(xp, parents, root, reached)
+    parents = parents.astype(vg.dst.dtype, copy=False)  # each -1 or a vertex: the index dtype, one copy at most
     levels = tree_levels_from_root(KERNEL, parents, root, reached, engine)
-    parents = parents.astype(vg.dst.dtype, copy=False)
     reached_unreached, level_jump, unconfirmed = edge_pass(xp, vg, root, reached, levels, parents, engine)
     raise_tuple_fault(vg, reached, levels, reached_unreached, level_jump)
     raise_unconfirmed(parents, unconfirmed)
@@ -78,14 +78,13 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
 
 
 def tree_levels_from_root(kernel, parents, root, reached, engine="auto"):
-    """`common.tree_levels` of a BFS tree (a few levels deep): with the fused engines (Numba, CUDA) from the root a
-    round a level (`common.levels_from_root` on one process), past `common.LEVEL_ROUNDS` rounds and with the
-    array-generic engine by the pointer jumping."""
+    """`common.tree_levels` of a BFS tree (a few levels deep; ``parents`` in the index dtype of its vertices): with
+    the fused engines (Numba, CUDA) from the root a round a level (`common.levels_from_root` on one process), past
+    `common.LEVEL_ROUNDS` rounds and with the array-generic engine by the pointer jumping."""
     xp = array_module(parents)
     if use_numba(engine, xp) or use_cuda(engine, xp):
         n = parents.shape[0]
-        levels = levels_from_root(SelfCommunicator(xp), [bitmap_words(n)], 0, n,
-                                  parents.astype(index_dtype_for(n), copy=False), root, level_descent(xp))
+        levels = levels_from_root(SelfCommunicator(xp), [bitmap_words(n)], 0, n, parents, root, level_descent(xp))
         if levels is not None:
             raise_cycle(kernel, first_true(xp, reached & (levels < 0)), root)
             return levels

@@ -179,12 +179,9 @@ class DistributedValidationGraph:
         return compressed
 
     def compressed_labels(self, labels):
-        """Global ``labels`` (of this rank's endpoints' values) under the compressed labels, -1 kept, any other
-        vertex the label of every other vertex (O(1) each: `distinct_endpoints`)."""
-        xp = self.xp
-        if xp is numpy and labels.dtype.kind != "i":
-            labels = labels.astype(numpy.int64)
-        return self.distinct_endpoints.places(labels, xp.empty(labels.shape[0], dtype=self.local.dst.dtype))
+        """Global ``labels`` (of this rank's endpoints' values, a signed type) under the compressed labels, -1 kept,
+        any other vertex the label of every other vertex (O(1) each: `distinct_endpoints`)."""
+        return self.distinct_endpoints.places(labels, self.xp.empty(labels.shape[0], dtype=self.local.dst.dtype))
 
     def lowest(self, local_index, *values):
         """``(vertex, values at it...)`` of the lowest vertex any rank offers (its block's ``local_index``, or
