@@ -33,17 +33,16 @@ except ImportError:  # the package imports without CuPy; nothing here runs then
 SOURCES = (pathlib.Path(__file__).with_name("tuple_passes.cu"),)
 THREADS = 256
 NOT_FOUND = 2**64 - 1  # the kernels' first offender where none was found
-_C_TYPES = {numpy.dtype(numpy.int8): "signed char", numpy.dtype(numpy.int16): "short",
-            numpy.dtype(numpy.int32): "int", numpy.dtype(numpy.int64): "long long",
+_C_TYPES = {numpy.dtype(numpy.int32): "int", numpy.dtype(numpy.int64): "long long",
             numpy.dtype(numpy.uint32): "unsigned int"}
 _INDEX_TYPES = ("int", "long long")  # indices and parents (`partition.index_dtype_for`)
-_LEVEL_TYPES = ("signed char", "short", "int", "long long")  # `bfs.narrowest_levels`
+_LEVEL_TYPES = ("int", "long long")  # the distributed levels' rounds
 _LABEL_TYPES = ("int", "unsigned int", "long long")  # tuples' labels as stored, parents
-# Every instance a validation may launch, compiled as one module: the BFS's by index and level type, the SSSP's by
-# index type, the places' by label and place type, the bits' by label type, the distributed levels' rounds by index
-# and level type (levels of int32 or int64 there).
-_INSTANCES = tuple([f"bfs_tuple_pass<{index}, {level}>" for index in _INDEX_TYPES for level in _LEVEL_TYPES]
-                   + [f"descend_levels<{index}, {level}>" for index in _INDEX_TYPES for level in _LEVEL_TYPES[2:]]
+# Every instance a validation may launch, compiled as one module: the passes by index type, the places' by label
+# and place type, the bits' by label type, the distributed levels' rounds by index and level type (levels of int32
+# or int64 there).
+_INSTANCES = tuple([f"bfs_tuple_pass<{index}>" for index in _INDEX_TYPES]
+                   + [f"descend_levels<{index}, {level}>" for index in _INDEX_TYPES for level in _LEVEL_TYPES]
                    + [f"sssp_tuple_pass<{index}>" for index in _INDEX_TYPES]
                    + [f"bit_places<{label}, {place}>" for label in _LABEL_TYPES for place in _INDEX_TYPES]
                    + [f"set_bits<{label}>" for label in _LABEL_TYPES])
@@ -67,11 +66,11 @@ def bfs_pass(vg, root, reached, levels, parents, confirmed=None):
     if confirmed is None:
         confirmed = cupy.zeros(vg.num_vertices, dtype=cupy.bool_)
     index_dtype = vg.dst.dtype
-    parents = parents.astype(index_dtype, copy=False)
+    records = vertex_records(parents, levels, index_dtype)  # a level as an index: below N
     firsts = cupy.full(2, NOT_FOUND, dtype=cupy.uint64)
     for first, src, dst, _ in vg.tuple_chunks(weighted=False):
-        _launch("bfs_tuple_pass", (index_dtype, levels.dtype), src.shape[0], src, dst, numpy.int64(src.shape[0]),
-                numpy.int64(first), levels, parents, confirmed, firsts)
+        _launch("bfs_tuple_pass", (index_dtype,), src.shape[0], src, dst, numpy.int64(src.shape[0]),
+                numpy.int64(first), records, confirmed, firsts)
     reached_unreached, level_jump = (_found(index) for index in firsts.get())
     if reached_unreached is not None:  # the first rule: the rest is not read
         return reached_unreached, None, None
@@ -85,7 +84,7 @@ def sssp_pass(vg, root, reached, parents, distances, confirmed=None, tie_capacit
     if confirmed is None:
         confirmed = cupy.zeros(vg.num_vertices, dtype=cupy.bool_)
     index_dtype = vg.dst.dtype
-    records = sssp_records(parents, distances, index_dtype)
+    records = vertex_records(parents, distances.astype(cupy.float32, copy=False), index_dtype)
     counters = cupy.array([NOT_FOUND, NOT_FOUND, 0], dtype=cupy.uint64)  # the two rules' firsts, the ties
     ties = cupy.empty(max(1, tie_capacity), dtype=cupy.int64)
     for first, src, dst, weights in vg.tuple_chunks():
@@ -99,13 +98,16 @@ def sssp_pass(vg, root, reached, parents, distances, confirmed=None, tie_capacit
     return reached_unreached, not_minimal, first_unconfirmed(cupy, reached, confirmed, root), tied
 
 
-def sssp_records(parents, distances, index_dtype):
-    """Each vertex's parent (as ``index_dtype``, int32 or int64) and float32 distance side by side, the layout of
-    ``SsspRecord`` in `tuple_passes.cu`: a row of two ``index_dtype`` items, the distance in the second's first
-    4 bytes. The pass reads both of an endpoint at random, one memory sector where two arrays take two."""
+def vertex_records(parents, values, index_dtype):
+    """Each vertex's parent (as ``index_dtype``, int32 or int64) and value side by side, the layout of
+    ``VertexRecord`` in `tuple_passes.cu`: a row of two ``index_dtype`` items, the value (a BFS level as
+    ``index_dtype``, an SSSP distance as float32) at the start of the second. A pass reads both of an endpoint at
+    random, one memory sector where two arrays take two."""
     records = cupy.empty((parents.shape[0], 2), dtype=index_dtype)
     records[:, 0] = parents
-    records.view(cupy.float32).reshape(parents.shape[0], -1)[:, numpy.dtype(index_dtype).itemsize // 4] = distances
+    value_dtype = index_dtype if values.dtype.kind == "i" else values.dtype
+    column = numpy.dtype(index_dtype).itemsize // numpy.dtype(value_dtype).itemsize
+    records.view(value_dtype).reshape(parents.shape[0], -1)[:, column] = values
     return records
 
 

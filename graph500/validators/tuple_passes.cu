@@ -13,11 +13,20 @@ __device__ __forceinline__ void offend(unsigned long long* first_offender, unsig
     }
 }
 
+// A vertex's parent and its level (BFS, as an Index) or float32 distance (SSSP) side by side
+// (`device.vertex_records`): a pass reads both of each endpoint at random, one memory sector where two arrays take
+// two.
+template <typename Index, typename Value>
+struct alignas(2 * sizeof(Index)) VertexRecord {
+    Index parent;
+    Value value;
+};
+
 // BFS: firsts[0] the first reached-unreached tuple, firsts[1] the first level jump (both reached, levels more
-// than one apart); confirmed[u] where parents[u] == v, confirmed[v] where parents[v] == u.
-template <typename Index, typename Level>
+// than one apart); confirmed[u] where u's parent is v, confirmed[v] where v's parent is u.
+template <typename Index>
 __global__ void bfs_tuple_pass(const Index* src, const Index* dst, long long count, long long first,
-                               const Level* levels, const Index* parents, bool* confirmed,
+                               const VertexRecord<Index, Index>* records, bool* confirmed,
                                unsigned long long* firsts)
 {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -25,7 +34,8 @@ __global__ void bfs_tuple_pass(const Index* src, const Index* dst, long long cou
         return;
     }
     Index u = src[i], v = dst[i];
-    long long level_u = levels[u], level_v = levels[v];
+    VertexRecord<Index, Index> record_u = records[u], record_v = records[v];
+    long long level_u = record_u.value, level_v = record_v.value;
     if ((level_u < 0) != (level_v < 0)) {
         offend(&firsts[0], first + i);
         return;
@@ -36,10 +46,10 @@ __global__ void bfs_tuple_pass(const Index* src, const Index* dst, long long cou
     if (level_u - level_v > 1 || level_v - level_u > 1) {
         offend(&firsts[1], first + i);
     }
-    if (parents[u] == v) {
+    if (record_u.parent == v) {
         confirmed[u] = true;
     }
-    if (parents[v] == u) {
+    if (record_v.parent == u) {
         confirmed[v] = true;
     }
 }
@@ -55,21 +65,13 @@ __device__ __forceinline__ void note_tie(long long vertex, long long* ties, unsi
     }
 }
 
-// A vertex's parent and float32 distance side by side (`device.sssp_records`): the SSSP pass reads both of each
-// endpoint at random, one memory sector where two arrays take two.
-template <typename Index>
-struct alignas(2 * sizeof(Index)) SsspRecord {
-    Index parent;
-    float distance;
-};
-
 // SSSP (float32 sums, as the reference): firsts[0] the first reached-unreached tuple, firsts[1] the first tuple
 // whose weight would make one endpoint nearer; confirmed[x] where the tuple joins x to its parent with the weight
 // that makes its distance; such an x as near as its parent (a tie) goes to ties[] while tie_capacity lasts
 // (tie_count counts them all).
 template <typename Index>
 __global__ void sssp_tuple_pass(const Index* src, const Index* dst, const float* weights, long long count,
-                                long long first, const SsspRecord<Index>* records, bool* confirmed,
+                                long long first, const VertexRecord<Index, float>* records, bool* confirmed,
                                 unsigned long long* firsts, long long* ties, unsigned long long* tie_count,
                                 long long tie_capacity)
 {
@@ -78,7 +80,7 @@ __global__ void sssp_tuple_pass(const Index* src, const Index* dst, const float*
         return;
     }
     Index u = src[i], v = dst[i];
-    SsspRecord<Index> record_u = records[u], record_v = records[v];
+    VertexRecord<Index, float> record_u = records[u], record_v = records[v];
     Index parent_u = record_u.parent, parent_v = record_v.parent;
     if ((parent_u < 0) != (parent_v < 0)) {
         offend(&firsts[0], first + i);
@@ -87,7 +89,7 @@ __global__ void sssp_tuple_pass(const Index* src, const Index* dst, const float*
     if (parent_u < 0) {
         return;
     }
-    float weight = weights[i], distance_u = record_u.distance, distance_v = record_v.distance;
+    float weight = weights[i], distance_u = record_u.value, distance_v = record_v.value;
     float via_u = __fadd_rn(distance_u, weight), via_v = __fadd_rn(distance_v, weight);
     if (distance_v > via_u || distance_u > via_v) {
         offend(&firsts[1], first + i);

@@ -51,8 +51,8 @@ BFS_STATE_BYTES = 4 * 1 / 8 + 4 + 4 + 8 + 4 + 4 + 4  # four bitmaps, two queues,
 # search's, under the graph's labels, and the output), strongest
 SSSP_STATE_BYTES = 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4  # light ends, state, queues, stamps, prefix sums, outputs
 # Device bytes per vertex while a tree is validated: the tuples' first-endpoint counts, the kept output and
-# the checks' arrays (pointer jumping: ancestors, depths and their gathers; levels, flags, confirmations; the SSSP
-# pass's parent and distance records).
+# the checks' arrays (pointer jumping: ancestors, depths and their gathers; levels, flags, confirmations; the
+# passes' records of a parent and a level or distance).
 VALIDATION_VERTEX_BYTES = 8 + 8 + 4 * 4 + 4 + 4 * 1 + 1 + 12 + 8
 # Device bytes per tuple of a chunk of the validator's pass (`TUPLE_CHUNK` tuples): two staged copies of the
 # labels and weight and, a few at a time, the array-generic pass's gathered levels or distances, parents and flags

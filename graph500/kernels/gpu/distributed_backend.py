@@ -70,7 +70,7 @@ KERNEL_OWNED_BYTES = {"bfs": 4 + 4 + 8 + 4 + 4 + 4, "sssp": 8 + 8 + 3 * 4 + 2 * 
 KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 1 + (4 + 8) + 8, "sssp": 1 + (8 + 12) + 4 + 8}
 # The distributed validator's device bytes a distinct endpoint of the rank's tuples (the endpoints, their
 # first-endpoint counts, the owners' requested indices, a validation's fetched values and compressed parents, the
-# SSSP pass's parent and distance records)
+# passes' records of a parent and a level or distance)
 # and an owned vertex (parents, levels, pointer jumping's ancestor and depth; the levels' rounds from the root hold
 # less: the levels and their two bitmaps, counted below): counted; 1.19x the
 # measured part at SCALE 26 on two H100s with the jumping, with the endpoints counted as they were (0.40 N). The plan
