@@ -142,6 +142,9 @@ BFS_FAULTS = [
     ("long", "parents-length", lambda p: np.resize(p, 11)),
     ("too-large", "parent-out-of-range", lambda p: _set(p, 6, 10)),
     ("too-small", "parent-out-of-range", lambda p: _set(p, 6, -2)),
+    ("too-large-int8", "parent-out-of-range", lambda p: _set(p.astype(np.int8), 6, 100)),
+    ("too-large-int64", "parent-out-of-range", lambda p: _set(p.astype(np.int64), 6, 2**40)),
+    ("too-small-int16", "parent-out-of-range", lambda p: _set(p.astype(np.int16), 6, -300)),
     ("root-has-parent", "root-not-self-parent", lambda p: _set(p, 0, 1)),
     ("root-unreached", "root-not-self-parent", lambda p: _set(p, 0, -1)),
     ("detached-cycle", "cycle", lambda p: _set(p, [5, 6], [6, 5])),
@@ -190,6 +193,15 @@ def test_one_rank_bfs_faults(engine, name, rule, fault):
     parents = reference_bfs(10, src, dst, 0)
     assert assert_same_bfs(graphs, 0, parents, engine) == ("nedge", 7)
     assert assert_same_bfs(graphs, 0, fault(parents), engine)[0] == rule
+
+
+@pytest.mark.parametrize("engine", ONE_RANK_ENGINES)
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_one_rank_bfs_parents_of_any_signed_type(engine, dtype):
+    """Parents of any signed integer type validate as they are (int32 ones not widened), as one process."""
+    src, dst, _ = example_edges(BFS_EDGES)
+    parents = reference_bfs(10, src, dst, 0).astype(dtype)
+    assert assert_same_bfs(both_graphs(src, dst, 10), 0, parents, engine) == ("nedge", 7)
 
 
 @pytest.mark.parametrize("engine", ONE_RANK_ENGINES)

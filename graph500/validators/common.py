@@ -478,8 +478,9 @@ def check_parents(kernel, vg, root, parents):
 
 
 def out_of_range(parents, num_vertices):
-    """Where a parent is neither -1 nor a vertex."""
-    return (parents < -1) | (parents >= num_vertices)
+    """Where a parent is neither -1 nor a vertex (the bound N - 1 fits the labels' index type, so int32 parents
+    compare with it as they are)."""
+    return (parents < -1) | (parents > num_vertices - 1)
 
 
 def raise_out_of_range(kernel, vertex, parent, num_vertices):

@@ -229,9 +229,9 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     parents = _own_parents(vg, kernel, parents, shapes)
     reached = _check_parents(vg, kernel, root, parents)
     parents = parents.astype(index_dtype_for(vg.num_vertices), copy=False)  # each -1 or a vertex now
-    labels = vg.first + xp.arange(parents.shape[0], dtype=xp.int64)
+    labels = xp.arange(vg.first, vg.first + parents.shape[0], dtype=parents.dtype)
     fault = vg.lowest(first_true(xp, reached & (parents == labels) & (labels != root)))
-    del labels  # 8 bytes an owned vertex, not held through the levels and the pass
+    del labels  # an index an owned vertex, not held through the levels and the pass
     bfs.raise_self_parent(None if fault is None else fault[0], root)
     levels = _tree_levels(vg, kernel, parents, root, reached, engine)
     # the fetch sends a level an endpoint: in the narrowest type that holds every rank's (a byte, mostly)
@@ -341,13 +341,16 @@ def _exchange_shapes(vg, root, parents, distances):
 
 
 def _own_parents(vg, kernel, parents, shapes):
-    """This rank's parents (int64), every rank's part having been checked for length and dtype."""
+    """This rank's parents, every rank's part having been checked for length and dtype: in a type that holds
+    every label and every given value (the labels' index type or the parents' own, whichever is wider: a GPU
+    kernel's int32 parents are not copied, nor widened to int64 and narrowed back)."""
     _check_part_lengths(vg, kernel, "parents-length", "parent", [shape[0] for shape in shapes])
     for rank, (_, dtype, _) in enumerate(shapes):
         if numpy.dtype(dtype).kind != "i":
             part = "" if vg.comm.size == 1 else f"rank {rank}'s "
             raise TypeError(f"{part}parents must be a signed integer array, not {numpy.dtype(dtype)}")
-    return _in(vg.xp, parents).astype(vg.xp.int64, copy=False)
+    wide = numpy.promote_types(parents.dtype, index_dtype_for(vg.num_vertices))
+    return _in(vg.xp, parents).astype(wide, copy=False)
 
 
 def _check_part_lengths(vg, kernel, rule, name, shapes):
