@@ -175,7 +175,8 @@ def _validate_part(backend):
     parents[grandchild] = 1
     parents[-1] = -1
     distances = np.concatenate([[0], weights, [weights[0] + np.float32(0.5)], [np.inf]]).astype(np.float32)
-    validate_bfs(graph, 0, xp.asarray(parents))
+    for dtype in (np.int32, np.int64):  # the BFS kernels' parents are int32 below 2^31 vertices, the SSSP's int64
+        validate_bfs(graph, 0, xp.asarray(parents.astype(dtype)))
     validate_sssp(graph, 0, xp.asarray(parents), xp.asarray(distances))
 
 

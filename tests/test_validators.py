@@ -337,6 +337,29 @@ def test_bfs_parent_out_of_range(engine, bad_parent):
     assert error.vertex == 6
 
 
+def star_example(num_vertices=5000, root=2500):
+    """A star of ``num_vertices`` vertices around ``root`` and its BFS tree: parents spread over many chunks of the
+    Numba passes, so that their first offender comes from the first chunk that has one."""
+    leaves = np.array([v for v in range(num_vertices) if v != root])
+    vg = ValidationGraph.from_edges(np.full(leaves.shape[0], root), leaves, num_vertices)
+    return vg, np.full(num_vertices, root, dtype=np.int64)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_bfs_first_of_several_faults_is_reported(engine, dtype):
+    """Several vertices break a vertex rule, in chunks far apart: the lowest is reported, and the root its own
+    parent breaks none."""
+    vg, parents = star_example()
+    assert validate_bfs(vg, 2500, parents.astype(dtype), engine=engine) == 4999
+    out_of_range = parents.astype(dtype)
+    out_of_range[[4700, 1200, 3100]] = [-2, 5000, -7]
+    assert assert_bfs_rule(engine, vg, out_of_range, "parent-out-of-range", root=2500).vertex == 1200
+    self_parents = parents.astype(dtype)
+    self_parents[[4321, 2600, 3999]] = [4321, 2600, 3999]
+    assert assert_bfs_rule(engine, vg, self_parents, "tree-edge-level", root=2500).vertex == 2600
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("root_parent", [1, -1])
 def test_bfs_root_not_self_parent(engine, root_parent):

@@ -52,7 +52,7 @@ from ..errors import ValidationError
 from ..partition import bitmap_words
 from . import common, device
 from .common import (HostDescent, array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
-                     first_true, first_unconfirmed, levels_from_root, offset, raise_cycle, raise_reached_unreached,
+                     first_self_parent, first_true, first_unconfirmed, levels_from_root, offset, raise_cycle, raise_reached_unreached,
                      tree_levels, use_cuda, use_numba)
 
 KERNEL = "bfs"
@@ -68,7 +68,7 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     xp = array_module(parents, vg.dst)
     root = int(root)
     reached = check_parents(KERNEL, vg, root, parents)
-    check_self_parents(xp, parents, root, reached)
+    check_self_parents(parents, root)
     parents = parents.astype(vg.dst.dtype, copy=False)  # each -1 or a vertex: the index dtype, one copy at most
     levels = tree_levels_from_root(KERNEL, parents, root, reached, engine)
     reached_unreached, level_jump, unconfirmed = edge_pass(xp, vg, root, reached, levels, parents, engine)
@@ -153,11 +153,9 @@ def raise_unconfirmed(parents, unconfirmed):
                               vertex=unconfirmed, edge=(unconfirmed, parent))
 
 
-def check_self_parents(xp, parents, root, reached):
+def check_self_parents(parents, root):
     """Raise `tree-edge-level` for a reached vertex other than the root that is its own parent."""
-    self_parent = reached & (parents == xp.arange(parents.shape[0], dtype=parents.dtype))
-    self_parent[root] = False
-    raise_self_parent(first_true(xp, self_parent), root)
+    raise_self_parent(first_self_parent(parents, root), root)
 
 
 def raise_self_parent(vertex, root):

@@ -463,24 +463,73 @@ def fill_keys(offsets, out):
 
 def check_parents(kernel, vg, root, parents):
     """Check parents-length, parent-out-of-range and root-not-self-parent; return `reached`."""
-    xp = array_module(parents)
     n = vg.num_vertices
     check_root(n, root)
     if parents.ndim != 1 or parents.shape[0] != n:
         raise wrong_length(kernel, "parents-length", "parent", parents.shape, n)
     if parents.dtype.kind != "i":
         raise TypeError(f"parents must be a signed integer array, not {parents.dtype}")
-    vertex = first_true(xp, out_of_range(parents, n))
+    reached, vertex = reached_and_out_of_range(parents, n)
     if vertex is not None:
         raise_out_of_range(kernel, vertex, parents[vertex], n)
     raise_root_not_self_parent(kernel, root, parents[root])
-    return parents >= 0
+    return reached
 
 
-def out_of_range(parents, num_vertices):
-    """Where a parent is neither -1 nor a vertex (the bound N - 1 fits the labels' index type, so int32 parents
-    compare with it as they are)."""
-    return (parents < -1) | (parents > num_vertices - 1)
+def reached_and_out_of_range(parents, num_vertices):
+    """``(reached, the first vertex whose parent is neither -1 nor one of num_vertices vertices, or None)``: NumPy
+    parents in one Numba pass on every thread (NumPy's operations took several passes on one), CuPy's by array
+    operations (the bound N - 1 fits the labels' index type, so int32 parents compare with it as they are)."""
+    if array_module(parents) is numpy:
+        reached = numpy.empty(parents.shape[0], dtype=numpy.bool_)
+        vertex = _reached_and_first_out_of_range(parents, num_vertices - 1, reached, chunk_count())
+        return reached, None if vertex < 0 else int(vertex)
+    return parents >= 0, first_true(cupy, (parents < -1) | (parents > num_vertices - 1))
+
+
+@numba.njit(parallel=True, cache=True)
+def _reached_and_first_out_of_range(parents, last_vertex, reached, num_chunks):
+    """``reached[v] = parents[v] >= 0`` for every v; the first v whose parent is below -1 or above
+    ``last_vertex``, or -1."""
+    count = parents.shape[0]
+    firsts = numpy.full(num_chunks, -1, dtype=numpy.int64)
+    for chunk in numba.prange(num_chunks):
+        for v in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
+            parent = parents[v]
+            reached[v] = parent >= 0
+            if firsts[chunk] < 0 and (parent < -1 or parent > last_vertex):
+                firsts[chunk] = v
+    for first in firsts:
+        if first >= 0:
+            return first
+    return -1
+
+
+def first_self_parent(parents, root, first=0):
+    """The first vertex other than ``root`` that is its own parent (``parents`` of the vertices from ``first``
+    on), or None: NumPy parents in one Numba pass on every thread, CuPy's by array operations."""
+    xp = array_module(parents)
+    if xp is numpy:
+        vertex = _first_self_parent(parents, root, first, chunk_count())
+        return None if vertex < 0 else int(vertex)
+    labels = xp.arange(first, first + parents.shape[0], dtype=parents.dtype)
+    return offset(first, first_true(xp, (parents == labels) & (labels != root)))
+
+
+@numba.njit(parallel=True, cache=True)
+def _first_self_parent(parents, root, first, num_chunks):
+    count = parents.shape[0]
+    firsts = numpy.full(num_chunks, -1, dtype=numpy.int64)
+    for chunk in numba.prange(num_chunks):
+        for index in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
+            vertex = first + index
+            if parents[index] == vertex and vertex != root:
+                firsts[chunk] = vertex
+                break
+    for vertex in firsts:
+        if vertex >= 0:
+            return vertex
+    return -1
 
 
 def raise_out_of_range(kernel, vertex, parent, num_vertices):
@@ -546,11 +595,12 @@ class HostDescent:
     parent's bit is set in ``level_words`` (all N), their bits into ``next_words`` (the block's, overwritten); how
     many took it. A round reads only the reached vertices still without a level (in label order, kept from round
     to round); at least `PARALLEL_PENDING` of them are split among the threads at word boundaries (each writes its
-    own words), fewer stay on the calling thread (most rounds: no wake-up)."""
+    own words), fewer stay on the calling thread (most rounds: no wake-up). The list is made and compacted by
+    Numba on every thread (NumPy's flatnonzero and concatenate copied it on one)."""
 
     def __init__(self, parents, levels):
         self.parents, self.levels = parents, levels
-        self.pending = numpy.flatnonzero((parents >= 0) & (levels < 0))
+        self.pending = _unleveled_reached(parents, levels)
 
     def __call__(self, level_words, level, next_words):
         pending = self.pending
@@ -563,8 +613,7 @@ class HostDescent:
         arguments = (self.parents, self.levels, level_words, level, next_words, pending, bounds, kept)
         if parts > 1:
             _descend_parts(*arguments)
-            self.pending = numpy.concatenate([pending[start:start + count]
-                                              for start, count in zip(bounds[:-1], kept)])
+            self.pending = _kept_parts(pending, bounds, kept)
         else:
             _descend_part(*arguments, 0)
             self.pending = pending[:kept[0]]  # kept at the front in place: no copy
@@ -586,6 +635,60 @@ def _descend_part(parents, levels, level_words, level, next_words, pending, boun
             pending[out] = v
             out += 1
     kept[part] = out - bounds[part]
+
+
+def _unleveled_reached(parents, levels):
+    """The vertices (int64, in order) with a parent and no level yet: counted, then listed, a chunk a task; the
+    list allocated by NumPy (its large arrays ask the kernel for huge pages: a Numba allocation of the same size
+    took several times as long to fill, most of it in page faults). On one thread (a rank of a full host) NumPy's
+    vectorised passes, which were 1.5x faster than the two Numba passes there."""
+    if numba.get_num_threads() == 1:
+        return numpy.flatnonzero((parents >= 0) & (levels < 0))
+    num_chunks = chunk_count()
+    counts = _count_unleveled_reached(parents, levels, num_chunks)
+    ends = numpy.cumsum(counts)
+    pending = numpy.empty(int(ends[-1]), dtype=numpy.int64)
+    _list_unleveled_reached(parents, levels, ends - counts, pending)
+    return pending
+
+
+@numba.njit(parallel=True, cache=True)
+def _count_unleveled_reached(parents, levels, num_chunks):
+    count = parents.shape[0]
+    counts = numpy.zeros(num_chunks, dtype=numpy.int64)
+    for chunk in numba.prange(num_chunks):
+        found = 0
+        for v in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
+            if parents[v] >= 0 and levels[v] < 0:
+                found += 1
+        counts[chunk] = found
+    return counts
+
+
+@numba.njit(parallel=True, cache=True)
+def _list_unleveled_reached(parents, levels, starts, pending):
+    count, num_chunks = parents.shape[0], starts.shape[0]
+    for chunk in numba.prange(num_chunks):
+        at = starts[chunk]
+        for v in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
+            if parents[v] >= 0 and levels[v] < 0:
+                pending[at] = v
+                at += 1
+
+
+def _kept_parts(pending, bounds, kept):
+    """The ``kept[part]`` vertices at the front of each part of ``pending`` (from ``bounds[part]``), in order, a
+    part a task (into a NumPy allocation, as `_unleveled_reached`'s)."""
+    ends = numpy.cumsum(kept)
+    out = numpy.empty(int(ends[-1]), dtype=pending.dtype)
+    _copy_parts(pending, bounds, ends - kept, kept, out)
+    return out
+
+
+@numba.njit(parallel=True, cache=True)
+def _copy_parts(source, source_starts, starts, counts, out):
+    for part in numba.prange(counts.shape[0]):
+        out[starts[part]:starts[part] + counts[part]] = source[source_starts[part]:source_starts[part] + counts[part]]
 
 
 @numba.njit(parallel=True, cache=True)

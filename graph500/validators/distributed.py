@@ -63,8 +63,8 @@ from ..errors import ValidationError
 from ..partition import DistinctLabels, bitmap_words, index_dtype_for
 from . import bfs, device, sssp
 from .common import (TIES_ON_DEVICE, TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGraph,
-                     array_module, check_edges, check_root, first_true, levels_from_root, out_of_range, raise_cycle,
-                     raise_out_of_range, raise_root_not_self_parent,
+                     array_module, check_edges, check_root, first_self_parent, first_true, levels_from_root,
+                     raise_cycle, raise_out_of_range, raise_root_not_self_parent, reached_and_out_of_range,
                      staged_chunks, use_cuda, use_numba, wrong_length)
 
 # The tuple rules, in the order a single process reports them.
@@ -229,9 +229,8 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     parents = _own_parents(vg, kernel, parents, shapes)
     reached = _check_parents(vg, kernel, root, parents)
     parents = parents.astype(index_dtype_for(vg.num_vertices), copy=False)  # each -1 or a vertex now
-    labels = xp.arange(vg.first, vg.first + parents.shape[0], dtype=parents.dtype)
-    fault = vg.lowest(first_true(xp, reached & (parents == labels) & (labels != root)))
-    del labels  # an index an owned vertex, not held through the levels and the pass
+    vertex = first_self_parent(parents, root, vg.first)
+    fault = vg.lowest(None if vertex is None else vertex - vg.first)
     bfs.raise_self_parent(None if fault is None else fault[0], root)
     levels = _tree_levels(vg, kernel, parents, root, reached, engine)
     # the fetch sends a level an endpoint: in the narrowest type that holds every rank's (a byte, mostly)
@@ -367,11 +366,12 @@ def _check_part_lengths(vg, kernel, rule, name, shapes):
 def _check_parents(vg, kernel, root, parents):
     """``parent-out-of-range`` at the lowest vertex over the ranks, then ``root-not-self-parent``; `reached`."""
     n = vg.num_vertices
-    fault = vg.lowest(first_true(vg.xp, out_of_range(parents, n)), parents)
+    reached, vertex = reached_and_out_of_range(parents, n)
+    fault = vg.lowest(vertex, parents)
     if fault is not None:
         raise_out_of_range(kernel, fault[0], fault[1], n)
     raise_root_not_self_parent(kernel, root, vg.value_at(root, parents))
-    return parents >= 0
+    return reached
 
 
 def _tree_levels(vg, kernel, parents, root, reached, engine):
@@ -492,25 +492,35 @@ def _settle(vg, root, reached, endpoint_reached, fault, confirmed, *values):
     return fault, vg.lowest(first_true(xp, unconfirmed), *values), sum(rank_share for _, rank_share in reports)
 
 
-@numba.njit(parallel=True, cache=True)
 def _gathered(values, indices):
     """``values[indices]`` on the rank's threads (NumPy): fancy indexing first copies int32 indices to int64 and
-    then gathers on one thread, about 4x slower for a rank's requests at P = 16."""
+    then gathers on one thread, about 4x slower for a rank's requests at P = 16. Into a NumPy allocation (its
+    large arrays ask for huge pages: one made by Numba took several times as long to fill, in page faults)."""
     out = numpy.empty(indices.shape[0], dtype=values.dtype)
-    for i in numba.prange(indices.shape[0]):
-        out[i] = values[indices[i]]
+    _gather(values, indices, out)
     return out
 
 
 @numba.njit(parallel=True, cache=True)
+def _gather(values, indices, out):
+    for i in numba.prange(indices.shape[0]):
+        out[i] = values[indices[i]]
+
+
 def _unconfirmed(reached, requested, arrived):
     """The reached vertices of the block that no rank's tuple confirmed (``arrived[i]``: whether the endpoint the
-    asker named ``requested[i]`` was confirmed), in one pass and no array of the confirmed ones (NumPy)."""
+    asker named ``requested[i]`` was confirmed), in one pass and no array of the confirmed ones (NumPy; the copy of
+    ``reached`` by NumPy, as `_gathered`'s output)."""
     unconfirmed = reached.copy()
+    _clear_arrived(unconfirmed, requested, arrived)
+    return unconfirmed
+
+
+@numba.njit(parallel=True, cache=True)
+def _clear_arrived(unconfirmed, requested, arrived):
     for i in numba.prange(requested.shape[0]):
         if arrived[i]:
             unconfirmed[requested[i]] = False  # threads that race write the same value
-    return unconfirmed
 
 
 def _raise_fault(fault):
