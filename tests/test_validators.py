@@ -337,11 +337,12 @@ def test_bfs_parent_out_of_range(engine, bad_parent):
     assert error.vertex == 6
 
 
-def star_example(num_vertices=5000, root=2500):
-    """A star of ``num_vertices`` vertices around ``root`` and its BFS tree: parents spread over many chunks of the
-    Numba passes, so that their first offender comes from the first chunk that has one."""
+def star_example(num_vertices=5000, root=2500, weights=None):
+    """A star of ``num_vertices`` vertices around ``root`` (the leaves' edges weighted by ``weights``, in leaf order)
+    and its tree: parents spread over many chunks of the Numba passes, so that their first offender comes from the
+    first chunk that has one."""
     leaves = np.array([v for v in range(num_vertices) if v != root])
-    vg = ValidationGraph.from_edges(np.full(leaves.shape[0], root), leaves, num_vertices)
+    vg = ValidationGraph.from_edges(np.full(leaves.shape[0], root), leaves, num_vertices, weights)
     return vg, np.full(num_vertices, root, dtype=np.int64)
 
 
@@ -358,6 +359,20 @@ def test_bfs_first_of_several_faults_is_reported(engine, dtype):
     self_parents = parents.astype(dtype)
     self_parents[[4321, 2600, 3999]] = [4321, 2600, 3999]
     assert assert_bfs_rule(engine, vg, self_parents, "tree-edge-level", root=2500).vertex == 2600
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sssp_first_of_several_unconfirmed_distances_is_reported(engine):
+    """Leaves a hair nearer than their one edge allows, in chunks far apart: the lowest is reported."""
+    weights = np.linspace(0.01, 0.99, 4999, dtype=np.float32)
+    vg, parents = star_example(weights=weights)
+    distances = np.zeros(5000, dtype=np.float32)
+    distances[np.arange(5000) != 2500] = weights
+    assert validate_sssp(vg, 2500, parents, distances, engine=engine) == 4999
+    for leaf in (4321, 2600, 3999):
+        distances[leaf] = np.nextafter(distances[leaf], np.float32(0))
+    error = assert_sssp_rule(engine, vg, parents, distances, "unconfirmed-distance", root=2500)
+    assert error.vertex == 2600
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -476,9 +491,9 @@ def weighted_example():
     return vg, parents, distances
 
 
-def assert_sssp_rule(engine, vg, parents, distances, rule):
+def assert_sssp_rule(engine, vg, parents, distances, rule, root=0):
     with pytest.raises(ValidationError) as excinfo:
-        validate_sssp(vg, 0, parents, distances, engine=engine)
+        validate_sssp(vg, root, parents, distances, engine=engine)
     assert excinfo.value.rule == rule, str(excinfo.value)
     assert excinfo.value.kernel == "sssp"
     assert "\n" not in str(excinfo.value)

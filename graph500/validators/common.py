@@ -830,7 +830,26 @@ def raise_reached_unreached(kernel, vg, reached, index):
 
 
 def first_unconfirmed(xp, reached, confirmed, root):
-    """The first reached vertex other than the root that is not confirmed, or None."""
+    """The first reached vertex other than the root that is not confirmed, or None (NumPy: one Numba pass on every
+    thread)."""
+    if xp is numpy:
+        vertex = _first_unconfirmed(reached, confirmed, root, chunk_count())
+        return None if vertex < 0 else int(vertex)
     unconfirmed = reached & ~confirmed
     unconfirmed[root] = False
     return first_true(xp, unconfirmed)
+
+
+@numba.njit(parallel=True, cache=True)
+def _first_unconfirmed(reached, confirmed, root, num_chunks):
+    count = reached.shape[0]
+    firsts = numpy.full(num_chunks, -1, dtype=numpy.int64)
+    for chunk in numba.prange(num_chunks):
+        for v in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
+            if reached[v] and not confirmed[v] and v != root:
+                firsts[chunk] = v
+                break
+    for vertex in firsts:
+        if vertex >= 0:
+            return vertex
+    return -1
