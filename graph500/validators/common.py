@@ -490,19 +490,22 @@ def reached_and_out_of_range(parents, num_vertices):
 @numba.njit(parallel=True, cache=True)
 def _reached_and_first_out_of_range(parents, last_vertex, reached, num_chunks):
     """``reached[v] = parents[v] >= 0`` for every v; the first v whose parent is below -1 or above
-    ``last_vertex``, or -1."""
+    ``last_vertex``, or -1. Each chunk's loops have no branch (they vectorise); one that finds an offender looks
+    for its first."""
     count = parents.shape[0]
     firsts = numpy.full(num_chunks, -1, dtype=numpy.int64)
     for chunk in numba.prange(num_chunks):
-        for v in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
-            parent = parents[v]
-            reached[v] = parent >= 0
-            if firsts[chunk] < 0 and (parent < -1 or parent > last_vertex):
-                firsts[chunk] = v
-    for first in firsts:
-        if first >= 0:
-            return first
-    return -1
+        begin, end = count * chunk // num_chunks, count * (chunk + 1) // num_chunks
+        offends = False
+        for v in range(begin, end):
+            reached[v] = parents[v] >= 0
+            offends |= (parents[v] < -1) | (parents[v] > last_vertex)
+        if offends:
+            for v in range(begin, end):
+                if (parents[v] < -1) | (parents[v] > last_vertex):
+                    firsts[chunk] = v
+                    break
+    return _first_found(firsts)
 
 
 def first_self_parent(parents, root, first=0):
@@ -521,11 +524,21 @@ def _first_self_parent(parents, root, first, num_chunks):
     count = parents.shape[0]
     firsts = numpy.full(num_chunks, -1, dtype=numpy.int64)
     for chunk in numba.prange(num_chunks):
-        for index in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
-            vertex = first + index
-            if parents[index] == vertex and vertex != root:
-                firsts[chunk] = vertex
-                break
+        begin, end = count * chunk // num_chunks, count * (chunk + 1) // num_chunks
+        offends = False
+        for index in range(begin, end):  # no branch: the loop vectorises
+            offends |= (parents[index] == first + index) & (first + index != root)
+        if offends:
+            for index in range(begin, end):
+                if (parents[index] == first + index) & (first + index != root):
+                    firsts[chunk] = first + index
+                    break
+    return _first_found(firsts)
+
+
+@numba.njit(cache=True)
+def _first_found(firsts):
+    """The first of the chunks' first offenders (-1: none), or -1."""
     for vertex in firsts:
         if vertex >= 0:
             return vertex
@@ -659,8 +672,7 @@ def _count_unleveled_reached(parents, levels, num_chunks):
     for chunk in numba.prange(num_chunks):
         found = 0
         for v in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
-            if parents[v] >= 0 and levels[v] < 0:
-                found += 1
+            found += (parents[v] >= 0) & (levels[v] < 0)  # no branch: the loop vectorises
         counts[chunk] = found
     return counts
 
@@ -669,11 +681,11 @@ def _count_unleveled_reached(parents, levels, num_chunks):
 def _list_unleveled_reached(parents, levels, starts, pending):
     count, num_chunks = parents.shape[0], starts.shape[0]
     for chunk in numba.prange(num_chunks):
-        at = starts[chunk]
+        at, end = starts[chunk], starts[chunk + 1] if chunk + 1 < num_chunks else pending.shape[0]
         for v in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
-            if parents[v] >= 0 and levels[v] < 0:
+            if at < end:  # the slot past the chunk's last is the next chunk's: written only while ours
                 pending[at] = v
-                at += 1
+            at += (parents[v] >= 0) & (levels[v] < 0)
 
 
 def _kept_parts(pending, bounds, kept):
@@ -830,26 +842,7 @@ def raise_reached_unreached(kernel, vg, reached, index):
 
 
 def first_unconfirmed(xp, reached, confirmed, root):
-    """The first reached vertex other than the root that is not confirmed, or None (NumPy: one Numba pass on every
-    thread)."""
-    if xp is numpy:
-        vertex = _first_unconfirmed(reached, confirmed, root, chunk_count())
-        return None if vertex < 0 else int(vertex)
+    """The first reached vertex other than the root that is not confirmed, or None."""
     unconfirmed = reached & ~confirmed
     unconfirmed[root] = False
     return first_true(xp, unconfirmed)
-
-
-@numba.njit(parallel=True, cache=True)
-def _first_unconfirmed(reached, confirmed, root, num_chunks):
-    count = reached.shape[0]
-    firsts = numpy.full(num_chunks, -1, dtype=numpy.int64)
-    for chunk in numba.prange(num_chunks):
-        for v in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
-            if reached[v] and not confirmed[v] and v != root:
-                firsts[chunk] = v
-                break
-    for vertex in firsts:
-        if vertex >= 0:
-            return vertex
-    return -1
