@@ -52,8 +52,8 @@ from ..errors import ValidationError
 from ..partition import bitmap_words
 from . import common, device
 from .common import (HostDescent, array_module, check_parents, chunk_count, chunk_start, earliest_per_rule,
-                     first_self_parent, first_true, first_unconfirmed, levels_from_root, offset, raise_cycle, raise_reached_unreached,
-                     tree_levels, use_cuda, use_numba)
+                     first_self_parent, first_true, first_unconfirmed, levels_from_root, offset, raise_cycle,
+                     raise_reached_unreached, tree_levels, use_cuda, use_numba)
 
 KERNEL = "bfs"
 

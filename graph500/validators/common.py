@@ -515,7 +515,8 @@ def first_self_parent(parents, root, first=0):
     if xp is numpy:
         vertex = _first_self_parent(parents, root, first, chunk_count())
         return None if vertex < 0 else int(vertex)
-    labels = xp.arange(first, first + parents.shape[0], dtype=parents.dtype)
+    end = first + parents.shape[0]
+    labels = xp.arange(first, end, dtype=numpy.promote_types(parents.dtype, index_dtype_for(end)))
     return offset(first, first_true(xp, (parents == labels) & (labels != root)))
 
 
@@ -608,12 +609,12 @@ class HostDescent:
     parent's bit is set in ``level_words`` (all N), their bits into ``next_words`` (the block's, overwritten); how
     many took it. A round reads only the reached vertices still without a level (in label order, kept from round
     to round); at least `PARALLEL_PENDING` of them are split among the threads at word boundaries (each writes its
-    own words), fewer stay on the calling thread (most rounds: no wake-up). The list is made and compacted by
-    Numba on every thread (NumPy's flatnonzero and concatenate copied it on one)."""
+    own words), fewer stay on the calling thread (most rounds: no wake-up). Split, the list is compacted by Numba on
+    every thread (NumPy's concatenate copied it on one)."""
 
     def __init__(self, parents, levels):
         self.parents, self.levels = parents, levels
-        self.pending = _unleveled_reached(parents, levels)
+        self.pending = numpy.flatnonzero((parents >= 0) & (levels < 0))
 
     def __call__(self, level_words, level, next_words):
         pending = self.pending
@@ -650,47 +651,10 @@ def _descend_part(parents, levels, level_words, level, next_words, pending, boun
     kept[part] = out - bounds[part]
 
 
-def _unleveled_reached(parents, levels):
-    """The vertices (int64, in order) with a parent and no level yet: counted, then listed, a chunk a task; the
-    list allocated by NumPy (its large arrays ask the kernel for huge pages: a Numba allocation of the same size
-    took several times as long to fill, most of it in page faults). On one thread (a rank of a full host) NumPy's
-    vectorised passes, which were 1.5x faster than the two Numba passes there."""
-    if numba.get_num_threads() == 1:
-        return numpy.flatnonzero((parents >= 0) & (levels < 0))
-    num_chunks = chunk_count()
-    counts = _count_unleveled_reached(parents, levels, num_chunks)
-    ends = numpy.cumsum(counts)
-    pending = numpy.empty(int(ends[-1]), dtype=numpy.int64)
-    _list_unleveled_reached(parents, levels, ends - counts, pending)
-    return pending
-
-
-@numba.njit(parallel=True, cache=True)
-def _count_unleveled_reached(parents, levels, num_chunks):
-    count = parents.shape[0]
-    counts = numpy.zeros(num_chunks, dtype=numpy.int64)
-    for chunk in numba.prange(num_chunks):
-        found = 0
-        for v in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
-            found += (parents[v] >= 0) & (levels[v] < 0)  # no branch: the loop vectorises
-        counts[chunk] = found
-    return counts
-
-
-@numba.njit(parallel=True, cache=True)
-def _list_unleveled_reached(parents, levels, starts, pending):
-    count, num_chunks = parents.shape[0], starts.shape[0]
-    for chunk in numba.prange(num_chunks):
-        at, end = starts[chunk], starts[chunk + 1] if chunk + 1 < num_chunks else pending.shape[0]
-        for v in range(count * chunk // num_chunks, count * (chunk + 1) // num_chunks):
-            if at < end:  # the slot past the chunk's last is the next chunk's: written only while ours
-                pending[at] = v
-            at += (parents[v] >= 0) & (levels[v] < 0)
-
-
 def _kept_parts(pending, bounds, kept):
     """The ``kept[part]`` vertices at the front of each part of ``pending`` (from ``bounds[part]``), in order, a
-    part a task (into a NumPy allocation, as `_unleveled_reached`'s)."""
+    part a task, into a NumPy allocation (its large arrays ask the kernel for huge pages: a Numba allocation of the
+    same size took several times as long to fill, most of it in page faults)."""
     ends = numpy.cumsum(kept)
     out = numpy.empty(int(ends[-1]), dtype=pending.dtype)
     _copy_parts(pending, bounds, ends - kept, kept, out)
