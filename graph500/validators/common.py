@@ -482,18 +482,18 @@ def reached_and_out_of_range(parents, num_vertices):
     operations (the bound N - 1 fits the labels' index type, so int32 parents compare with it as they are)."""
     if array_module(parents) is numpy:
         reached = numpy.empty(parents.shape[0], dtype=numpy.bool_)
-        vertex = _reached_and_first_out_of_range(parents, num_vertices - 1, reached, chunk_count())
-        return reached, None if vertex < 0 else int(vertex)
+        firsts = _reached_and_first_out_of_range(parents, num_vertices - 1, reached, chunk_count())
+        return reached, earliest_per_rule(firsts)[0]
     return parents >= 0, first_true(cupy, (parents < -1) | (parents > num_vertices - 1))
 
 
 @numba.njit(parallel=True, cache=True)
 def _reached_and_first_out_of_range(parents, last_vertex, reached, num_chunks):
-    """``reached[v] = parents[v] >= 0`` for every v; the first v whose parent is below -1 or above
-    ``last_vertex``, or -1. Each chunk's loops have no branch (they vectorise); one that finds an offender looks
-    for its first."""
+    """``reached[v] = parents[v] >= 0`` for every v; each chunk's first v whose parent is below -1 or above
+    ``last_vertex`` (-1: none), a (chunks, 1) table. Each chunk's loops have no branch (they vectorise); one that
+    finds an offender looks for its first."""
     count = parents.shape[0]
-    firsts = numpy.full(num_chunks, -1, dtype=numpy.int64)
+    firsts = numpy.full((num_chunks, 1), -1, dtype=numpy.int64)
     for chunk in numba.prange(num_chunks):
         begin, end = count * chunk // num_chunks, count * (chunk + 1) // num_chunks
         offends = False
@@ -503,27 +503,28 @@ def _reached_and_first_out_of_range(parents, last_vertex, reached, num_chunks):
         if offends:
             for v in range(begin, end):
                 if (parents[v] < -1) | (parents[v] > last_vertex):
-                    firsts[chunk] = v
+                    firsts[chunk, 0] = v
                     break
-    return _first_found(firsts)
+    return firsts
 
 
 def first_self_parent(parents, root, first=0):
-    """The first vertex other than ``root`` that is its own parent (``parents`` of the vertices from ``first``
-    on), or None: NumPy parents in one Numba pass on every thread, CuPy's by array operations."""
+    """The index in ``parents`` (of the vertices from ``first`` on) of the first vertex other than ``root`` that is
+    its own parent, or None: NumPy parents in one Numba pass on every thread, CuPy's by array operations."""
     xp = array_module(parents)
     if xp is numpy:
-        vertex = _first_self_parent(parents, root, first, chunk_count())
-        return None if vertex < 0 else int(vertex)
+        return earliest_per_rule(_first_self_parent(parents, root, first, chunk_count()))[0]
     end = first + parents.shape[0]
     labels = xp.arange(first, end, dtype=numpy.promote_types(parents.dtype, index_dtype_for(end)))
-    return offset(first, first_true(xp, (parents == labels) & (labels != root)))
+    return first_true(xp, (parents == labels) & (labels != root))
 
 
 @numba.njit(parallel=True, cache=True)
 def _first_self_parent(parents, root, first, num_chunks):
+    """Each chunk's first index whose vertex (``first`` + index) is its own parent and not ``root`` (-1: none),
+    a (chunks, 1) table; the loops as `_reached_and_first_out_of_range`'s."""
     count = parents.shape[0]
-    firsts = numpy.full(num_chunks, -1, dtype=numpy.int64)
+    firsts = numpy.full((num_chunks, 1), -1, dtype=numpy.int64)
     for chunk in numba.prange(num_chunks):
         begin, end = count * chunk // num_chunks, count * (chunk + 1) // num_chunks
         offends = False
@@ -532,18 +533,9 @@ def _first_self_parent(parents, root, first, num_chunks):
         if offends:
             for index in range(begin, end):
                 if (parents[index] == first + index) & (first + index != root):
-                    firsts[chunk] = first + index
+                    firsts[chunk, 0] = index
                     break
-    return _first_found(firsts)
-
-
-@numba.njit(cache=True)
-def _first_found(firsts):
-    """The first of the chunks' first offenders (-1: none), or -1."""
-    for vertex in firsts:
-        if vertex >= 0:
-            return vertex
-    return -1
+    return firsts
 
 
 def raise_out_of_range(kernel, vertex, parent, num_vertices):

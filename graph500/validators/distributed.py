@@ -229,8 +229,7 @@ def validate_bfs(vg, root, parents, *, engine="auto"):
     parents = _own_parents(vg, kernel, parents, shapes)
     reached = _check_parents(vg, kernel, root, parents)
     parents = parents.astype(index_dtype_for(vg.num_vertices), copy=False)  # each -1 or a vertex now
-    vertex = first_self_parent(parents, root, vg.first)
-    fault = vg.lowest(None if vertex is None else vertex - vg.first)
+    fault = vg.lowest(first_self_parent(parents, root, vg.first))
     bfs.raise_self_parent(None if fault is None else fault[0], root)
     levels = _tree_levels(vg, kernel, parents, root, reached, engine)
     # the fetch sends a level an endpoint: in the narrowest type that holds every rank's (a byte, mostly)
