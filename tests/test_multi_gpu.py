@@ -103,15 +103,17 @@ def test_nccl_communicator_collectives_on_two_gpus(tmp_path):
     assert result.stdout.count("ok") == 2
 
 
-# `graph500 run` with the requests' blind part (requests.BLIND_CAPACITY) set by the first argument (0: unchanged)
-# and, where the second is 1, kernel 1's received tuples and the validator's in host memory whatever the GPU's room
+# `graph500 run` with the requests' blind part (requests.BLIND_CAPACITY) set by the first argument (0: unchanged; else
+# the wide parts half as wide as the last exchange's share, requests.WIDTH_MARGIN 0.5, in steps of 8, so that a wide
+# part leaves a rest too) and, where the second is 1, kernel 1's received tuples and the validator's in host memory whatever the
+# GPU's room
 SETTINGS_RUN = """
 import sys
 from graph500 import cli
 from graph500.kernels.gpu import distributed_backend, requests
 from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
 if int(sys.argv[1]):
-    requests.BLIND_CAPACITY = int(sys.argv[1])
+    requests.BLIND_CAPACITY, requests.WIDTH_MARGIN, requests.WIDTH_GRAIN = int(sys.argv[1]), 0.5, 8
     DistributedDirectionOptimizingBFS.__init__.__kwdefaults__["beta"] = float("inf")  # bottom-up to the end
 if int(sys.argv[2]):
     distributed_backend.on_device_exchange_bytes = lambda *arguments: float("inf")
@@ -143,7 +145,8 @@ def one_gpu_record(tmp_path_factory):
     (2, None, False), (2, 8, False), (2, None, True), (3, 8, True), (4, None, False)])
 def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks, capacity, host_exchange):
     """Same roots and nedge as one GPU (a one-rank run), every tree valid, the multi-GPU kernels; 3 ranks: blocks
-    of unequal size; a blind part of 8 requests: most exchanges send the rest in a second exchange, and the BFS
+    of unequal size; a blind part of 8 requests: the large exchanges' parts wide (each pair's width from its last
+    exchange, a part a peer on 3 ranks) and most of them with a rest sent in a second exchange, and the BFS
     stays bottom-up to the end once bottom-up (infinite beta: several levels a read); kernel 1's
     received tuples in host memory: the slice given back as it is sent and generated again for validation, and the
     validator's tuples read from mapped host memory (else from device memory)."""
@@ -246,6 +249,65 @@ def test_pulls_from_the_members_pairs_find_the_gathered_distances_trees(tmp_path
     result = run_ranks(2, str(script), timeout=600, threads=4)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.count("ok") == 2, result.stdout
+
+
+WIDE_PARTS = """
+import numpy as np
+from graph500.comm import world
+from graph500.generators.roots import search_keys
+from graph500.kernels.gpu import requests
+from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
+from graph500.kernels.gpu.sssp_distributed import DistributedDeltaSteppingSSSP
+
+comm = world()
+backend = DistributedGPUBackend(comm)
+scale = 13
+src, dst, weights = backend.generate(scale, 16, 2, 3)
+roots, _ = search_keys(scale, 2, 3, backend.incident_vertices(src, dst, 1 << scale), 8)
+graph = backend.build(src, dst, 1 << scale, weights)
+requests.BLIND_CAPACITY, requests.WIDTH_GRAIN = 8, 8  # a fixed part of 8 requests: most exchanges leave a rest
+searches = {}
+for margin in (0.0, requests.WIDTH_MARGIN):  # the fixed part only; wide parts
+    requests.WIDTH_MARGIN = margin
+    kernel = DistributedDeltaSteppingSSSP(graph)
+    owner, counts = kernel._requests, {"wide": 0, "rests": 0}
+
+    def wide_transfer(sent, received, transfer=owner._wide_transfer):
+        counts["wide"] += 1
+        return transfer(sent, received)
+
+    def rest(rest=owner.rest):
+        received = rest()
+        counts["rests"] += received is not None
+        return received
+
+    owner._wide_transfer, owner.rest = wide_transfer, rest
+    trees = []
+    for root in map(int, roots):
+        parents, distances = kernel.search(root)
+        trees.append((parents.get(), distances.get().view(np.uint32)))
+    searches[margin] = trees, counts
+    del kernel
+(fixed, fixed_counts), (wide, wide_counts) = searches.values()
+assert fixed_counts["wide"] == 0 < wide_counts["wide"], (fixed_counts, wide_counts)
+assert wide_counts["rests"] < fixed_counts["rests"], (fixed_counts, wide_counts)
+for (parents, distances), (wide_parents, wide_distances) in zip(fixed, wide):
+    assert (parents == wide_parents).all() and (distances == wide_distances).all()
+print("ok", comm.rank, fixed_counts, wide_counts)
+"""
+
+
+@pytest.mark.parametrize("num_ranks", [2, 3])
+def test_wide_blind_parts_find_the_fixed_parts_trees(tmp_path, num_ranks):
+    """The SSSP's exchanges with each pair's blind part as wide as its last exchange's share predicts (a part a
+    peer on 3 ranks) find the trees of the fixed part and its rests, bit for bit, with fewer rests."""
+    if visible_gpus() < num_ranks:
+        pytest.skip(f"needs {num_ranks} GPUs")
+    script = tmp_path / "wide_parts.py"
+    script.write_text(WIDE_PARTS)
+    result = run_ranks(num_ranks, str(script), timeout=600, threads=4)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.count("ok") == num_ranks, result.stdout
 
 
 def test_multi_gpu_benchmark_prints_both_tables(tmp_path):

@@ -345,7 +345,8 @@ class DistributedDirectionOptimizingBFS:
                         *((requests.staging, requests.touched) if requests else ()))
         if requests is not None:
             timer.start("exchange_seconds")
-            received = requests.exchange(frontier_edges)  # no rank claims more vertices than the frontier has edges
+            # no rank claims more vertices than the frontier has edges
+            received = requests.exchange(frontier_edges, wide=True)
             timer.start("compute_seconds")
             self._claim(received, parent, self._next_queue)
         counts = self._counters.read()
@@ -361,12 +362,11 @@ class DistributedDirectionOptimizingBFS:
     def _claim(self, received, parent, next_queue):
         """The owner's claims of the vertices other ranks claimed for it (a `requests.Received`, or None), queued
         in ``next_queue``."""
-        if received is None or not received.items:
-            return
         claim = runtime.kernel("bfs", "claim_requests")
-        claim((runtime.persistent_blocks(claim, THREADS, received.items),), (THREADS,),
-              (*received.arguments, i64(self.graph.first_vertex), self.graph.offsets, u32(HUB_DEGREE), self._visited,
-               parent, next_queue, self._counters.device))
+        for arguments, items in received.parts if received is not None else ():
+            claim((runtime.persistent_blocks(claim, THREADS, items),), (THREADS,),
+                  (*arguments, i64(self.graph.first_vertex), self.graph.offsets, u32(HUB_DEGREE), self._visited,
+                   parent, next_queue, self._counters.device))
 
     def _bottom_up_level(self, level, parent, timer):
         """A bottom-up level (a captured graph unless tracing): the frontier, gathered in ``_frontiers[(level + 1)

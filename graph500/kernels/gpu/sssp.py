@@ -315,10 +315,10 @@ class DeltaSteppingSSSP:
             (runtime.blocks_for(self.small_edges, THREADS * 8),), (THREADS,),
             (step, queue, graph.offsets, frontier_end, graph.neighbors, graph.weights, self.delta, *in_step[2:],
              i64(self._first_vertex), i64(self._num_local), requests.staging, requests.touched))
-        received = requests.exchange(self.small_edges)
         offer = _kernel("small_offer_requests")
-        offer((runtime.persistent_blocks(offer, THREADS, received.items),), (THREADS,),
-              (step, *received.arguments, i64(self._first_vertex), *in_step))
+        for arguments, items in requests.exchange(self.small_edges).parts:
+            offer((runtime.persistent_blocks(offer, THREADS, items),), (THREADS,),
+                  (step, *arguments, i64(self._first_vertex), *in_step))
         self._comm.allreduce(counters[FRONTIER_SIZE:FRONTIER_EDGES + 1], "sum",
                              out=step[STEP_GLOBAL_SIZE:STEP_GLOBAL_EDGES + 1])
 
@@ -432,7 +432,7 @@ class DeltaSteppingSSSP:
             return self._read() if light else None
         phase = self._timer.current
         self._timer.start("exchange_seconds")
-        received = requests.exchange(bound)  # no rank sends more candidates than the edges relaxed
+        received = requests.exchange(bound, wide=True)  # no rank sends more candidates than the edges relaxed
         self._timer.start(phase)
         self._offer(received, common)
         counts = self._read()
@@ -447,11 +447,10 @@ class DeltaSteppingSSSP:
 
     def _offer(self, received, common):
         """The owner's offers of the candidates other ranks sent it (a `requests.Received`, or None)."""
-        if received is None or not received.items:
-            return
         offer = _kernel("offer_requests")
-        offer((runtime.persistent_blocks(offer, THREADS, received.items),), (THREADS,),
-              (*received.arguments, i64(self._first_vertex), *common[2:]))
+        for arguments, items in received.parts if received is not None else ():
+            offer((runtime.persistent_blocks(offer, THREADS, items),), (THREADS,),
+                  (*arguments, i64(self._first_vertex), *common[2:]))
 
     def _result(self, root):
         n = self._num_local
