@@ -335,6 +335,7 @@ ENGINES = ("numba", "generic")
 comm = MPICommunicator()
 if sys.argv[4] == "0":
     comm._host_comm = False  # no shared windows (the levels' bitmaps): every rank its own copies, as on several hosts
+distributed.LABEL_CONFIRMATIONS = float(sys.argv[5])  # confirmations as labels: 0 never, inf always
 P, rank = comm.size, comm.rank
 last = P - 1
 N, M = 1 << SCALE, EDGEFACTOR << SCALE
@@ -557,11 +558,13 @@ VERTEX_RULES = {"parents-length", "distances-length", "parent-out-of-range", "ro
 
 
 @needs_mpi
-@pytest.mark.parametrize("num_ranks, shared_windows", [(2, True), (3, True), (2, False)])
-def test_ranks_agree_and_catch_every_fault(tmp_path, num_ranks, shared_windows):
+@pytest.mark.parametrize("num_ranks, shared_windows, label_confirmations",
+                         [(2, True, 0.0), (3, True, float("inf")), (2, False, float("inf"))])
+def test_ranks_agree_and_catch_every_fault(tmp_path, num_ranks, shared_windows, label_confirmations):
+    """Every rule's planted fault on 2 and 3 ranks, the confirmations sent as a byte an endpoint or as labels."""
     script = tmp_path / "ranks.py"
     script.write_text(RANK_SCRIPT)
-    result = run_ranks(num_ranks, script, 11, 16, tmp_path, int(shared_windows))
+    result = run_ranks(num_ranks, script, 11, 16, tmp_path, int(shared_windows), label_confirmations)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     ranks = [json.loads((tmp_path / f"rank{rank}.json").read_text()) for rank in range(num_ranks)]
     assert ranks[0]["remote_tree_edges"] > 0 and ranks[0]["remote_tuples"] > 0

@@ -69,6 +69,10 @@ from .common import (TIES_ON_DEVICE, TIES_PER_CHUNK, TUPLE_CHUNK, ValidationGrap
 
 # The tuple rules, in the order a single process reports them.
 _TUPLE_RULE_ORDER = {"reached-unreached-edge": 0, "level-jump": 1, "distance-not-minimal": 1}
+# Confirmations go to the endpoints' owners as the confirmed endpoints' labels where those bytes, over every rank,
+# are fewer than LABEL_CONFIRMATIONS times the ranks' endpoints (a byte each otherwise): about a tenth of a rank's
+# endpoints are confirmed at P = 16, most of them at P = 2, where a byte an endpoint moves less.
+LABEL_CONFIRMATIONS = 1.0
 
 
 class DistributedValidationGraph:
@@ -474,21 +478,42 @@ def _settle(vg, root, reached, endpoint_reached, fault, confirmed, *values):
     None; nedge)``."""
     comm, xp = vg.comm, vg.xp
     share = vg.local.count_reached_tuples(endpoint_reached)
-    reports = comm.allgather_object((fault, share))
-    faults = [(_TUPLE_RULE_ORDER[fault[1]], rank, fault) for rank, (fault, _) in enumerate(reports)
+    reports = comm.allgather_object((fault, share, int(xp.count_nonzero(confirmed[:-1])), vg.endpoints.shape[0]))
+    faults = [(_TUPLE_RULE_ORDER[fault[1]], rank, fault) for rank, (fault, *_) in enumerate(reports)
               if fault is not None]
     fault = min(faults, key=lambda item: item[:2])[2] if faults else None
-    # a byte an endpoint, in the order its owner asked for it (`requested`): not a label a confirmed endpoint
-    (arrived,), _ = comm.alltoallv((confirmed[:-1].view(xp.uint8),), vg.endpoint_counts, vg.requested_counts)
-    if xp is numpy:
-        unconfirmed = _unconfirmed(reached, vg.requested, arrived.view(numpy.bool_))
+    label_dtype = index_dtype_for(vg.num_vertices)
+    label_bytes = numpy.dtype(label_dtype).itemsize * sum(report[2] for report in reports)
+    if label_bytes < LABEL_CONFIRMATIONS * sum(report[3] for report in reports):
+        unconfirmed = _unconfirmed_by_labels(vg, reached, confirmed, label_dtype)
     else:
-        owned_confirmed = xp.zeros(reached.shape[0], dtype=xp.bool_)
-        owned_confirmed[vg.requested[arrived.view(xp.bool_)]] = True
-        unconfirmed = reached & ~owned_confirmed
+        unconfirmed = _unconfirmed_by_bytes(vg, reached, confirmed)
     if vg.blocks.owner(root) == comm.rank:
         unconfirmed[root - vg.first] = False
-    return fault, vg.lowest(first_true(xp, unconfirmed), *values), sum(rank_share for _, rank_share in reports)
+    return fault, vg.lowest(first_true(xp, unconfirmed), *values), sum(report[1] for report in reports)
+
+
+def _unconfirmed_by_bytes(vg, reached, confirmed):
+    """The block's reached vertices no rank confirmed, from a byte an endpoint sent to its owner in the order the
+    owner asked for it (`requested`)."""
+    xp = vg.xp
+    (arrived,), _ = vg.comm.alltoallv((confirmed[:-1].view(xp.uint8),), vg.endpoint_counts, vg.requested_counts)
+    if xp is numpy:
+        return _unconfirmed(reached, vg.requested, arrived.view(numpy.bool_))
+    owned_confirmed = xp.zeros(reached.shape[0], dtype=xp.bool_)
+    owned_confirmed[vg.requested[arrived.view(xp.bool_)]] = True
+    return reached & ~owned_confirmed
+
+
+def _unconfirmed_by_labels(vg, reached, confirmed, label_dtype):
+    """The block's reached vertices no rank confirmed, from the labels of the confirmed endpoints sent to their
+    owners (``label_dtype``: holds every label)."""
+    xp = vg.xp
+    labels = vg.endpoints[xp.flatnonzero(confirmed[:-1])].astype(label_dtype, copy=False)
+    (arrived,), _ = vg.comm.alltoallv((labels,), vg.blocks.counts_of(labels, xp))
+    unconfirmed = reached.copy()
+    unconfirmed[arrived - vg.first] = False
+    return unconfirmed
 
 
 def _gathered(values, indices):
