@@ -185,12 +185,9 @@ class OwnerRequests:
         return min(self.capacity, 1 << (width - 1).bit_length()) if width else 0
 
     def _fixed_widths(self, width):
-        """``(sent to each rank, received from each)``: the items of each pair's blind part of ``width`` (a
-        segment holds at most the receiver's block; a rank sends itself nothing)."""
-        rank = self.comm.rank
-        sent = [min(width, int(count)) if peer != rank else 0 for peer, count in enumerate(self._block_counts)]
-        received = min(width, int(self._block_counts[rank]))
-        return sent, [received if peer != rank else 0 for peer in range(self.comm.size)]
+        """``(sent to each rank, received from each)``: each pair's items in a fixed blind part of ``width``."""
+        widths = [width] * self.comm.size
+        return blind_widths(self.comm.rank, self._block_counts, widths, widths)
 
     def _blind_layout(self, width):
         """``(sent to each rank, received from each, (sends, receives), Received)`` of a blind part of ``width``."""
@@ -218,23 +215,14 @@ class OwnerRequests:
         return sends, receives
 
     def _wide_widths(self, bound):
-        """``(sent to each rank, received from each)``: each pair's width in a wide exchange of ``bound``: its
-        last wide exchange's requests per bound, times ``margin``, of this bound (a multiple of WIDTH_GRAIN, at
-        most the bound), at least the fixed part's, at most the receiver's block. None where every pair's is the
-        fixed part's."""
+        """``(sent to each rank, received from each)``: each pair's items in a wide exchange of ``bound``
+        (`predicted_widths` from the last wide exchange's shares); None where they are the fixed part's."""
         if not bound or self._shares is None:
             return None
-        size, rank = self.comm.size, self.comm.rank
-        fixed = self._fixed_width(bound)
-        fixed_sent, fixed_received = self._fixed_widths(fixed)
-
-        def width(share, receiver):
-            predicted = min(bound, -(-int(share * bound * self.margin) // WIDTH_GRAIN) * WIDTH_GRAIN)
-            return min(max(predicted, fixed), int(self._block_counts[receiver]))
-
-        sent = [width(self._shares[peer], peer) if peer != rank else 0 for peer in range(size)]
-        received = [width(self._shares[size + peer], rank) if peer != rank else 0 for peer in range(size)]
-        return None if sent == fixed_sent and received == fixed_received else (sent, received)
+        size, fixed = self.comm.size, self._fixed_width(bound)
+        widths = predicted_widths(self._shares, bound, fixed, self.margin)
+        wide = blind_widths(self.comm.rank, self._block_counts, widths[:size], widths[size:])
+        return None if wide == self._fixed_widths(fixed) else wide
 
     def _wide_transfer(self, sent, received):
         """A wide blind part (``sent`` to each rank, ``received`` from each), received one peer after another into
@@ -272,6 +260,25 @@ class OwnerRequests:
                                           out=self._received,
                                           send_displacements=self._segments + np.array(self._blind_sent))
         return Received((*received, total, 1, None))
+
+
+def blind_widths(rank, block_counts, send_widths, receive_widths):
+    """``(sent to each rank, received from each)``: the items of ``rank``'s blind part with each peer, where the
+    pair's width is ``send_widths[peer]`` and ``receive_widths[peer]``: at most the receiver's block (a segment
+    holds no more), none to or from itself."""
+    own = int(block_counts[rank])
+    sent = [min(int(width), int(count)) if peer != rank else 0
+            for peer, (width, count) in enumerate(zip(send_widths, block_counts))]
+    received = [min(int(width), own) if peer != rank else 0 for peer, width in enumerate(receive_widths)]
+    return sent, received
+
+
+def predicted_widths(shares, bound, fixed, margin):
+    """The widths of a wide exchange of ``bound``: each pair's ``share`` (its last wide exchange's requests per
+    edge of that bound: to each rank, then from each) of this bound times ``margin``, a multiple of WIDTH_GRAIN, at
+    most the bound, at least the fixed part's width ``fixed``. Both ranks of a pair hold the same share (one sent
+    the requests, the other received them), so they agree on its width."""
+    return [max(fixed, min(bound, -(-int(share * bound * margin) // WIDTH_GRAIN) * WIDTH_GRAIN)) for share in shares]
 
 
 _TEMPLATES = ("send_touched", "clear_sent")
