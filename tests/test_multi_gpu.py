@@ -209,7 +209,8 @@ def test_a_fault_planted_on_the_last_gpu_is_caught(tmp_path, num_ranks):
     assert result.stderr.count("tree-edge-level") == 1, result.stderr
 
 
-MEMBER_PULLS = """
+# The reference graph at SCALE 13 built on each rank's GPU, and its first 8 search keys: the SSSP scripts' start
+SSSP_GRAPH = """
 import numpy as np
 from graph500.comm import world
 from graph500.generators.roots import search_keys
@@ -222,6 +223,9 @@ scale = 13
 src, dst, weights = backend.generate(scale, 16, 2, 3)
 roots, _ = search_keys(scale, 2, 3, backend.incident_vertices(src, dst, 1 << scale), 8)
 graph = backend.build(src, dst, 1 << scale, weights)
+"""
+
+MEMBER_PULLS = SSSP_GRAPH + """
 searches = {}
 for share in (0.0, 1.0):  # never the members' pairs; the pairs at every heavy pull
     kernel = DistributedDeltaSteppingSSSP(graph, pull_members=share)
@@ -244,27 +248,19 @@ def test_pulls_from_the_members_pairs_find_the_gathered_distances_trees(tmp_path
     """A heavy phase's pull that reads only its bucket's members' distances (sent as pairs, NaN elsewhere) finds
     the trees that the pull from every vertex's gathered distances finds, bit for bit (the tail's pull still
     gathers: fewer member pulls than pulls)."""
-    script = tmp_path / "member_pulls.py"
-    script.write_text(MEMBER_PULLS)
-    result = run_ranks(2, str(script), timeout=600, threads=4)
+    _every_rank_ok(tmp_path / "member_pulls.py", MEMBER_PULLS, 2)
+
+
+def _every_rank_ok(script, text, num_ranks):
+    """Run ``text`` as ``script`` on ``num_ranks`` ranks: it exits cleanly and every rank prints its ok."""
+    script.write_text(text)
+    result = run_ranks(num_ranks, str(script), timeout=600, threads=4)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.count("ok") == 2, result.stdout
+    assert result.stdout.count("ok") == num_ranks, result.stdout
 
 
-WIDE_PARTS = """
-import numpy as np
-from graph500.comm import world
-from graph500.generators.roots import search_keys
+WIDE_PARTS = SSSP_GRAPH + """
 from graph500.kernels.gpu import requests
-from graph500.kernels.gpu.distributed_backend import DistributedGPUBackend
-from graph500.kernels.gpu.sssp_distributed import DistributedDeltaSteppingSSSP
-
-comm = world()
-backend = DistributedGPUBackend(comm)
-scale = 13
-src, dst, weights = backend.generate(scale, 16, 2, 3)
-roots, _ = search_keys(scale, 2, 3, backend.incident_vertices(src, dst, 1 << scale), 8)
-graph = backend.build(src, dst, 1 << scale, weights)
 requests.BLIND_CAPACITY, requests.WIDTH_GRAIN = 8, 8  # a fixed part of 8 requests: most exchanges leave a rest
 searches = {}
 for margin in (0.0, requests.WIDTH_MARGIN):  # the fixed part only; wide parts
@@ -303,11 +299,7 @@ def test_wide_blind_parts_find_the_fixed_parts_trees(tmp_path, num_ranks):
     peer on 3 ranks) find the trees of the fixed part and its rests, bit for bit, with fewer rests."""
     if visible_gpus() < num_ranks:
         pytest.skip(f"needs {num_ranks} GPUs")
-    script = tmp_path / "wide_parts.py"
-    script.write_text(WIDE_PARTS)
-    result = run_ranks(num_ranks, str(script), timeout=600, threads=4)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.count("ok") == num_ranks, result.stdout
+    _every_rank_ok(tmp_path / "wide_parts.py", WIDE_PARTS, num_ranks)
 
 
 def test_multi_gpu_benchmark_prints_both_tables(tmp_path):
