@@ -145,8 +145,8 @@ def one_gpu_record(tmp_path_factory):
     (2, None, False), (2, 8, False), (2, None, True), (3, 8, True), (4, None, False)])
 def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks, capacity, host_exchange):
     """Same roots and nedge as one GPU (a one-rank run), every tree valid, the multi-GPU kernels; 3 ranks: blocks
-    of unequal size; a blind part of 8 requests: the large exchanges' parts wide (each pair's width from its last
-    exchange, a part a peer on 3 ranks) and most of them with a rest sent in a second exchange, and the BFS
+    of unequal size; a blind part of 8 requests: the SSSP's large exchanges' parts wide (each pair's width from its
+    last exchange, a part a peer on 3 ranks), most exchanges with a rest sent in a second exchange, and the BFS
     stays bottom-up to the end once bottom-up (infinite beta: several levels a read); kernel 1's
     received tuples in host memory: the slice given back as it is sent and generated again for validation, and the
     validator's tuples read from mapped host memory (else from device memory)."""

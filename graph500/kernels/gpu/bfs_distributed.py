@@ -345,8 +345,7 @@ class DistributedDirectionOptimizingBFS:
                         *((requests.staging, requests.touched) if requests else ()))
         if requests is not None:
             timer.start("exchange_seconds")
-            # no rank claims more vertices than the frontier has edges
-            received = requests.exchange(frontier_edges, wide=True)
+            received = requests.exchange(frontier_edges)  # no rank claims more vertices than the frontier has edges
             timer.start("compute_seconds")
             self._claim(received, parent, self._next_queue)
         counts = self._counters.read()

@@ -21,14 +21,15 @@ any segment), so the owner's kernel takes the requests without the host
 knowing how many came. The width of a pair of ranks: ``capacity`` or less
 where the bound is smaller, rounded up to a power of two (a few widths,
 each one's transfers prepared once; what a captured step always sends); or,
-for an exchange that asks it (``wide``), as many as the last such exchange
-between the two ranks sent for each request its bound allowed, times
-WIDTH_MARGIN: a search's large steps send a steady share of their bound
-(4.5-13% on two GPUs at SCALE 26-27, each step within a tenth of the last),
-so their requests fit where a fixed part would leave most of them to a
-second exchange. Both ranks of a pair know that count (one sent it, the
-other received it), so they agree on the width without a word between
-them. The sizes sent and received sit in the caller's `DeviceCounters`,
+for an exchange that asks it (``wide``) with a bound past the capacity, the
+pair's share of this bound times WIDTH_MARGIN, its share being the requests
+it sent per unit of the bound in the last such exchange: the SSSP's large
+steps send a steady share of their bound (4.5-13% on two GPUs at SCALE
+26-27, most steps within a tenth of the step before), so their requests fit
+where a fixed part would leave most of them to a second exchange (the BFS's
+rare top-down levels vary too much: they keep the fixed part). Both ranks
+of a pair know the count behind a share (one sent it, the other received
+it), so they agree on the width without a word between them. The sizes sent and received sit in the caller's `DeviceCounters`,
 which it reads after that kernel as it does after every step; `rest` then
 moves what did not fit (a segment longer than its width) in a second
 exchange between the ranks concerned, whose sizes the host now knows.
@@ -107,7 +108,7 @@ class OwnerRequests:
         self._sizes = counters.device[first_counter:first_counter + 2 * size]  # sent to each rank, received from it
         self._layouts = {}  # a blind part's transfers by width (`transfer`)
         self._blind_sent, self._blind_received = [0] * size, [0] * size  # the last blind part's, each rank's
-        self._wide_bound = 0  # the last exchange's bound where it was wide, else 0
+        self._wide_bound = 0  # the last exchange's bound where it was wide (past the capacity), else 0
         self._shares = None  # the last wide exchange's requests sent to each rank, then from each, per bound
         self._send = _kernel("send_touched", self.value_dtype)
         self._clear = _kernel("clear_sent", self.value_dtype)
@@ -161,7 +162,7 @@ class OwnerRequests:
         self._send((self._grid,), (THREADS,),
                    (self.touched, self._sent_vertices, i64(self._num_words), i64(self._block), self.staging,
                     *self._sent, self._sizes))
-        self._wide_bound = int(bound) if wide and self.margin > 0 else 0
+        self._wide_bound = int(bound) if wide and self.margin > 0 and bound > self.capacity else 0
         widths = self._wide_widths(self._wide_bound)
         return self.transfer(bound) if widths is None else self._wide_transfer(*widths)
 
