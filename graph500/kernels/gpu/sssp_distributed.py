@@ -6,7 +6,9 @@ once the settled vertices hold half the edges) on each rank's block of a
 `graph500.kernels.graph.PartitionedGraph`, with one exchange after every
 relaxation: a candidate for a vertex of another block is reduced per vertex
 in the rank's staging words and sent to its owner once
-(`graph500.kernels.gpu.requests`), who offers it to the vertex's state as
+(`graph500.kernels.gpu.requests`; a large relaxation's in a blind part as
+wide as the pair's last one predicts, so most need no second exchange),
+who offers it to the vertex's state as
 its own relaxations do (``offer_requests``: a lower distance takes the
 state and, in a light phase, puts the vertex in the next frontier and the
 bucket's members). Whether a bucket has a frontier, the least distance past
@@ -19,7 +21,7 @@ the one-GPU kernel itself.
 Data structures per GPU, beyond the one-GPU kernel's for the rank's n
 vertices: the requests' staging words (uint64, N) and touched bitmap (N
 bits), their send buffers (12 bytes a vertex of the whole graph) and receive
-buffers (the blind part's, and the rest's grown to the largest exchange), the
+buffers (the blind part's, and the wide parts' and the rest's grown to the largest exchange), the
 gathered distances (float32, N), four CUDA graphs of a small light step.
 
 Small light steps (at most 2048 vertices and ``small_edges`` frontier edges
