@@ -359,13 +359,10 @@ class DistributedDirectionOptimizingBFS:
         return counts
 
     def _claim(self, received, parent, next_queue):
-        """The owner's claims of the vertices other ranks claimed for it (a `requests.Received`, or None), queued
-        in ``next_queue``."""
-        claim = runtime.kernel("bfs", "claim_requests")
-        for arguments, items in received.parts if received is not None else ():
-            claim((runtime.persistent_blocks(claim, THREADS, items),), (THREADS,),
-                  (*arguments, i64(self.graph.first_vertex), self.graph.offsets, u32(HUB_DEGREE), self._visited,
-                   parent, next_queue, self._counters.device))
+        """The owner's claims of the vertices other ranks claimed for it (a `requests.Received`), queued in
+        ``next_queue``."""
+        received.launch(runtime.kernel("bfs", "claim_requests"), i64(self.graph.first_vertex), self.graph.offsets,
+                        u32(HUB_DEGREE), self._visited, parent, next_queue, self._counters.device)
 
     def _bottom_up_level(self, level, parent, timer):
         """A bottom-up level (a captured graph unless tracing): the frontier, gathered in ``_frontiers[(level + 1)

@@ -29,8 +29,9 @@ steps send a steady share of their bound (4.5-13% on two GPUs at SCALE
 where a fixed part would leave most of them to a second exchange (the BFS's
 rare top-down levels vary too much: they keep the fixed part). Both ranks
 of a pair know the count behind a share (one sent it, the other received
-it), so they agree on the width without a word between them. The sizes sent and received sit in the caller's `DeviceCounters`,
-which it reads after that kernel as it does after every step; `rest` then
+it), so they agree on the width without a word between them. The sizes
+sent and received sit in the caller's `DeviceCounters`, which it reads
+after that kernel as it does after every step; `rest` then
 moves what did not fit (a segment longer than its width) in a second
 exchange between the ranks concerned, whose sizes the host now knows.
 Each owner receives at most one request per vertex of its block from each
@@ -67,14 +68,21 @@ class Received:
     """Requests received, in parts: each part ``num_segments`` segments of ``stride`` items in ``vertices`` and
     ``values``, segment s holding its first ``counts[s]`` items (a device array), or every item where ``counts``
     is None. ``parts``: each part's ``(arguments, items)``, the kernels' parameters (``vertices, values, stride,
-    num_segments, counts``) and the items they cover (a launch a part; none of no items); ``items``: every
-    part's."""
+    num_segments, counts``) and the items they cover (none of no items); ``items``: every part's. No parts: nothing
+    was received."""
 
     def __init__(self, *parts):
         self.parts = [((vertices, values, i64(stride), i32(num_segments), NULL if counts is None else counts),
                        stride * num_segments) for vertices, values, stride, num_segments, counts in parts
                       if stride * num_segments]
         self.items = sum(items for _, items in self.parts)
+
+    def launch(self, kernel, *arguments, leading=()):
+        """``kernel`` once a part, a grid of blocks of THREADS for its items, on ``leading``, the part's parameters,
+        then ``arguments``."""
+        for parameters, items in self.parts:
+            kernel((runtime.persistent_blocks(kernel, THREADS, items),), (THREADS,),
+                   (*leading, *parameters, *arguments))
 
 
 class OwnerRequests:
@@ -154,8 +162,8 @@ class OwnerRequests:
         """Send the touched vertices to their owners: enqueued, no host round trip. ``bound``: at most that many
         requests go to any one rank (the same on every rank; the edges the step relaxed, say); ``wide``: each
         pair's blind part as wide as the last wide exchange's share predicts (a step the host launches; a
-        captured one sends the fixed part). Returns the `Received` blind part (valid until the next exchange), or
-        None where ``bound`` is 0; ``touched`` is cleared. After it the caller reads its counters and calls
+        captured one sends the fixed part). Returns the `Received` blind part (valid until the next exchange; no
+        parts where ``bound`` is 0); ``touched`` is cleared. After it the caller reads its counters and calls
         `rest`."""
         stream = cupy.cuda.get_current_stream()
         cupy.cuda.runtime.memsetAsync(self._sizes.data.ptr, 0, self._sizes.nbytes, stream.ptr)
@@ -170,7 +178,7 @@ class OwnerRequests:
         """The blind exchange of what the send buffers hold: each rank's size and the first ``width`` requests of
         its segment (rounded up to a power of two, at most ``capacity``: the same on every rank), enqueued as one
         NCCL group of transfers whose parts, addresses of the fixed buffers, are prepared once per width. The
-        `Received` blind part, or None where ``width`` is 0."""
+        `Received` blind part (no parts where ``width`` is 0)."""
         width = self._fixed_width(width)
         layout = self._layouts.get(width)
         if layout is None:
@@ -192,11 +200,11 @@ class OwnerRequests:
 
     def _blind_layout(self, width):
         """``(sent to each rank, received from each, (sends, receives), Received)`` of a blind part of ``width``."""
-        size, rank = self.comm.size, self.comm.rank
+        size = self.comm.size
         blind_sent, blind_received = self._fixed_widths(width)
         if not width:
-            return blind_sent, blind_received, None, None
-        received = min(width, int(self._block_counts[rank]))  # from every peer
+            return blind_sent, blind_received, None, Received()
+        received = max(blind_received)  # from every peer alike
         receive_at = [peer * received for peer in range(size)]
         sends, receives = self._parts(blind_sent, blind_received, self._blind, receive_at)
         return (blind_sent, blind_received, (sends, receives),

@@ -315,10 +315,8 @@ class DeltaSteppingSSSP:
             (runtime.blocks_for(self.small_edges, THREADS * 8),), (THREADS,),
             (step, queue, graph.offsets, frontier_end, graph.neighbors, graph.weights, self.delta, *in_step[2:],
              i64(self._first_vertex), i64(self._num_local), requests.staging, requests.touched))
-        offer = _kernel("small_offer_requests")
-        for arguments, items in requests.exchange(self.small_edges).parts:
-            offer((runtime.persistent_blocks(offer, THREADS, items),), (THREADS,),
-                  (step, *arguments, i64(self._first_vertex), *in_step))
+        requests.exchange(self.small_edges).launch(_kernel("small_offer_requests"), i64(self._first_vertex),
+                                                   *in_step, leading=(step,))
         self._comm.allreduce(counters[FRONTIER_SIZE:FRONTIER_EDGES + 1], "sum",
                              out=step[STEP_GLOBAL_SIZE:STEP_GLOBAL_EDGES + 1])
 
@@ -446,11 +444,8 @@ class DeltaSteppingSSSP:
         return counts
 
     def _offer(self, received, common):
-        """The owner's offers of the candidates other ranks sent it (a `requests.Received`, or None)."""
-        offer = _kernel("offer_requests")
-        for arguments, items in received.parts if received is not None else ():
-            offer((runtime.persistent_blocks(offer, THREADS, items),), (THREADS,),
-                  (*arguments, i64(self._first_vertex), *common[2:]))
+        """The owner's offers of the candidates other ranks sent it (a `requests.Received`)."""
+        received.launch(_kernel("offer_requests"), i64(self._first_vertex), *common[2:])
 
     def _result(self, root):
         n = self._num_local
