@@ -16,6 +16,7 @@
 #define THREADS BLOCK_THREADS
 #define WARPS BLOCK_WARPS
 #define BOTTOM_UP_PROBES 2  // neighbours a bottom-up thread loads before testing them
+#define LISTED_STEPS_SAVED 2  // bottom_up_scan lists 32 words' unvisited vertices where that saves more steps
 
 __device__ __forceinline__ bool test_bit(const u32* __restrict__ bitmap, int v) {
     return (__ldg(&bitmap[v >> 5]) >> (v & 31)) & 1u;
@@ -338,70 +339,111 @@ strongest_neighbours(i64 num_vertices, const i64* __restrict__ offsets, const in
     }
 }
 
-// Bottom-up level, first pass. A warp reads 32 words of the visited bitmap at once (a word
-// a lane: late levels, where almost every word is full, cost one load a warp per 32 words
-// instead of a latency-bound load per word), clears the next frontier's full words, and
-// takes each word with an unvisited vertex in turn:
-// each lane with an unvisited vertex first tests its strongest neighbour (a hub, in the
-// frontier at the level where the hubs are), then reads up to `short_scan` of its
-// neighbours, BOTTOM_UP_PROBES at a time, and stops at the first one in the frontier.
-// The warp owns the word, so it updates visited and writes the next frontier's word
-// without atomics. Vertices with more neighbours left go to the long queue. Offsets and
-// rows are read once, with the streaming hint (__ldcs: evict first), so that they do
-// not push the frontier bitmap, read at random, out of L2.
-extern "C" __global__ void __launch_bounds__(THREADS)
+// Bottom-up level, one vertex v of the rank's block: first its strongest neighbour (a hub, in
+// the frontier at the level where the hubs are), then up to `short_scan` of its neighbours,
+// BOTTOM_UP_PROBES at a time, to the first one in the frontier, its parent. FOUND, or MORE:
+// neighbours left for the long pass, or neither. Offsets and rows are read once,
+// with the streaming hint (__ldcs: evict first), so that they do not push the frontier bitmap,
+// read at random, out of L2.
+#define FOUND 1
+#define MORE 2
+__device__ __forceinline__ int bottom_up_vertex(int v, const i64* __restrict__ offsets,
+                                                const int* __restrict__ neighbors, const int* __restrict__ strongest,
+                                                const u32* __restrict__ frontier, u32 short_scan, u32 hub_degree,
+                                                int* __restrict__ parent, LevelTally& tally) {
+    const i64 begin = __ldcs(&offsets[v]), end = __ldcs(&offsets[v + 1]);
+    const i64 stop = min(end, begin + (i64)short_scan);
+    bool found = false;
+    if (strongest != nullptr) {
+        const int hub = strongest[v];
+        if (hub >= 0 && test_bit(frontier, hub)) {
+            parent[v] = hub;
+            found = true;
+        }
+        tally.values[SCANNED_EDGES] += hub >= 0;
+    }
+    i64 e = begin;
+    for (; e < stop && !found; e += BOTTOM_UP_PROBES) {
+        int candidate[BOTTOM_UP_PROBES];
+#pragma unroll
+        for (int p = 0; p < BOTTOM_UP_PROBES; ++p)
+            candidate[p] = e + p < stop ? __ldcs(&neighbors[e + p]) : -1;
+#pragma unroll
+        for (int p = 0; p < BOTTOM_UP_PROBES; ++p)
+            if (!found && candidate[p] >= 0 && test_bit(frontier, candidate[p])) {
+                parent[v] = candidate[p];
+                found = true;
+            }
+    }
+    tally.values[SCANNED_EDGES] += min(e, stop) - begin;  // none when the strongest was found
+    tally.values[SCANNED_VERTICES] += 1;
+    if (found) tally.discovered((u32)(end - begin), hub_degree);
+    return found ? FOUND : stop < end ? MORE : 0;
+}
+
+// Bottom-up level, first pass. A warp takes 32 words of the visited bitmap at once (a word a
+// lane: late levels, where almost every word is full, cost one load a warp per 32 words
+// instead of a latency-bound load per word), then their unvisited vertices (bottom_up_vertex)
+// a lane each, 32 at a time, one of two ways. Where most of the 32 words' vertices are
+// unvisited (the hubs' level), a word at a time, its vertices the lanes. Where few are (the
+// levels after), listed in shared memory first, so that the lanes take them whatever word
+// holds them: a word at a time would leave most lanes idle and take a step a word with any
+// vertex left. The warp keeps its finds per word in shared memory and, as it owns the 32
+// words, updates visited and writes the next frontier's words without global atomics.
+// Vertices with neighbours left go to the long queue. At least 5 blocks an SM, as many as
+// the registers allowed before the lists (ptxas otherwise takes fewer registers and spills).
+extern "C" __global__ void __launch_bounds__(THREADS, 5)
 bottom_up_scan(int num_words, const i64* __restrict__ offsets, const int* __restrict__ neighbors,
                const int* __restrict__ strongest, const u32* __restrict__ frontier, u32 short_scan,
                u32 hub_degree, u32* __restrict__ visited, u32* __restrict__ next_frontier,
                int* __restrict__ parent, int* __restrict__ long_queue, u64* __restrict__ counters) {
-    const int lane = threadIdx.x & 31;
+    __shared__ unsigned short unvisited[WARPS][32 * 32];  // the 32 words' unvisited vertices: word << 5 | bit
+    __shared__ u32 found_words[WARPS][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int num_warps = gridDim.x * WARPS;
     LevelTally tally;
-    for (int base = (blockIdx.x * WARPS + (threadIdx.x >> 5)) * 32; base < num_words; base += num_warps * 32) {
+    for (int base = (blockIdx.x * WARPS + warp) * 32; base < num_words; base += num_warps * 32) {
         const int lane_word = base + lane;
         const u32 lane_seen = lane_word < num_words ? visited[lane_word] : FULL_MASK;
-        if (lane_word < num_words && lane_seen == FULL_MASK) next_frontier[lane_word] = 0u;
-        for (u32 open = __ballot_sync(FULL_MASK, lane_seen != FULL_MASK); open; open &= open - 1) {
-            const int word = base + __ffs(open) - 1;
-            const u32 seen = __shfl_sync(FULL_MASK, lane_seen, __ffs(open) - 1);
-            const int v = (word << 5) | lane;
-            bool found = false, more = false;
-            if (!((seen >> lane) & 1u)) {
-                const i64 begin = __ldcs(&offsets[v]), end = __ldcs(&offsets[v + 1]);
-                const i64 stop = min(end, begin + (i64)short_scan);
-                if (strongest != nullptr) {
-                    const int hub = strongest[v];
-                    if (hub >= 0 && test_bit(frontier, hub)) {
-                        parent[v] = hub;
-                        found = true;
-                    }
-                    tally.values[SCANNED_EDGES] += hub >= 0;
-                }
-                i64 e = begin;
-                for (; e < stop && !found; e += BOTTOM_UP_PROBES) {
-                    int candidate[BOTTOM_UP_PROBES];
-#pragma unroll
-                    for (int p = 0; p < BOTTOM_UP_PROBES; ++p)
-                        candidate[p] = e + p < stop ? __ldcs(&neighbors[e + p]) : -1;
-#pragma unroll
-                    for (int p = 0; p < BOTTOM_UP_PROBES; ++p)
-                        if (!found && candidate[p] >= 0 && test_bit(frontier, candidate[p])) {
-                            parent[v] = candidate[p];
-                            found = true;
-                        }
-                }
-                more = !found && stop < end;
-                tally.values[SCANNED_EDGES] += min(e, stop) - begin;  // none when the strongest was found
-                tally.values[SCANNED_VERTICES] += 1;
-                if (found) tally.discovered((u32)(end - begin), hub_degree);
+        const int count = __popc(~lane_seen);
+        const int end_of_lane = warp_inclusive_scan(count);
+        const int total = __shfl_sync(FULL_MASK, end_of_lane, 31);
+        const u32 open_words = __ballot_sync(FULL_MASK, count > 0);
+        found_words[warp][lane] = 0u;
+        if ((total + 31) / 32 + LISTED_STEPS_SAVED > __popc(open_words)) {  // a word at a time
+            __syncwarp();
+            for (u32 open = open_words; open; open &= open - 1) {
+                const int word = __ffs(open) - 1;
+                const u32 seen = __shfl_sync(FULL_MASK, lane_seen, word);
+                const int v = (base + word) << 5 | lane;
+                const int outcome = (seen >> lane) & 1u ? 0 : bottom_up_vertex(
+                    v, offsets, neighbors, strongest, frontier, short_scan, hub_degree, parent, tally);
+                const u32 found_mask = __ballot_sync(FULL_MASK, outcome == FOUND);
+                warp_append(outcome == MORE, v, long_queue, &counters[LONG_QUEUE_SIZE]);
+                if (lane == 0) found_words[warp][word] = found_mask;
             }
-            const u32 found_mask = __ballot_sync(FULL_MASK, found);
-            warp_append(more, v, long_queue, &counters[LONG_QUEUE_SIZE]);
-            if (lane == 0) {
-                if (found_mask) visited[word] = seen | found_mask;
-                next_frontier[word] = found_mask;
+        } else {  // listed first
+            int at = end_of_lane - count;
+            for (u32 open = ~lane_seen; open; open &= open - 1)
+                unvisited[warp][at++] = (unsigned short)(lane << 5 | (__ffs(open) - 1));
+            __syncwarp();
+            for (int first = 0; first < total; first += 32) {
+                const int i = first + lane;
+                const int listed = i < total ? unvisited[warp][i] : 0;
+                const int v = (base << 5) + listed;
+                const int outcome = i < total ? bottom_up_vertex(v, offsets, neighbors, strongest, frontier,
+                                                                 short_scan, hub_degree, parent, tally) : 0;
+                if (outcome == FOUND) atomicOr(&found_words[warp][listed >> 5], 1u << (listed & 31));
+                warp_append(outcome == MORE, v, long_queue, &counters[LONG_QUEUE_SIZE]);
             }
         }
+        __syncwarp();
+        if (lane_word < num_words) {
+            const u32 found_mask = found_words[warp][lane];
+            if (found_mask) visited[lane_word] = lane_seen | found_mask;
+            next_frontier[lane_word] = found_mask;
+        }
+        __syncwarp();  // the shared words and list are the next 32 words'
     }
     tally.add_to(counters);
 }

@@ -13,10 +13,11 @@ the explosive middle levels, top-down at the tail. One engine
   runs its levels in one block with no host round trip
   (``top_down_small_levels``).
 - Bottom-up (``bottom_up_scan``, ``bottom_up_long``): a warp reads 32
-  visited words at once and takes each 32-vertex word with an unvisited
-  vertex; each unvisited vertex tests its strongest neighbour (largest degree)
-  first, then reads its row to the first frontier neighbour; rows longer
-  than ``short_scan`` go to a warp-per-vertex pass.
+  visited words at once and gives their unvisited vertices to its lanes,
+  a word's 32 at a time where most are unvisited, else listed in shared
+  memory first so that no lane idles; each tests its strongest neighbour
+  (largest degree) first, then reads its row to the first frontier
+  neighbour; rows longer than ``short_scan`` go to a warp-per-vertex pass.
 - Switch (``beamer_direction``): bottom-up when the frontier's edges exceed
   1/alpha of the unexplored ones and it holds at least N/gamma vertices;
   back when it shrinks below N/beta. Or Enterprise's hub share (Liu and
