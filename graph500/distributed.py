@@ -70,7 +70,9 @@ class DistributedBackend(CPUBackend):
 
     def check_memory(self, scale, edgefactor):
         """Refuse, on every rank alike, a run whose ranks need more than their host has available (collective)."""
-        needed = memory_estimate_bytes(scale, edgefactor, self.comm.size)
+        _, ranks_here = host_placement(self.comm)
+        needed = memory_estimate_bytes(scale, edgefactor, self.comm.size, ranks_here,
+                                       mpi_library_kind(self.comm.describe()["mpi_library"]))
         hosts = self.comm.allgather_object((socket.gethostname(), needed, available_memory_bytes()))
         for host in sorted({name for name, _, _ in hosts}):
             on_host = [(bytes_needed, available) for name, bytes_needed, available in hosts if name == host]
@@ -153,9 +155,28 @@ def _mark_incident_bits(src, dst, words):
             set_bit(words, dst[i])
 
 
-def memory_estimate_bytes(scale, edgefactor, num_ranks):
+def memory_estimate_bytes(scale, edgefactor, num_ranks, ranks_per_host=None, mpi_library=None):
     """Peak host bytes of one rank: the largest of `memory_phases`."""
-    return max(memory_phases(scale, edgefactor, num_ranks).values())
+    return max(memory_phases(scale, edgefactor, num_ranks, ranks_per_host, mpi_library).values())
+
+
+# The MPI library's own host bytes a rank per other rank of its host, by library (`mpi_library_kind`): Open MPI 4.1
+# with UCX on the 16-core host held about 22 MiB a rank per peer on the host beyond the arrays (the largest rank at
+# SCALE 24, P = 4, 8 and 16, measured in session 34: the plan without it 1.03x, 0.96x and 0.77x the peaks, with it
+# 1.05x, 1.03x and 0.97x; docs/measurements.md); MPICH ranks hold what the runtime term counts at P = 2 to 16.
+MPI_PEER_BYTES = {"openmpi": 22 << 20, "mpich": 0}
+MPI_LIBRARIES = tuple(MPI_PEER_BYTES)
+
+
+def mpi_library_kind(version):
+    """"openmpi", "mpich" or None (unknown) from an MPI library's version string (``MPI.Get_library_version``)."""
+    text = (version or "").lower()
+    return "openmpi" if "open mpi" in text else "mpich" if "mpich" in text else None
+
+
+def mpi_peer_bytes(mpi_library, ranks_per_host):
+    """The MPI library's own host bytes a rank holds for the other ranks of its host (`MPI_PEER_BYTES`)."""
+    return MPI_PEER_BYTES.get(mpi_library, 0) * max(ranks_per_host - 1, 0)
 
 
 # Bytes an owned vertex of the kernels' arrays (the inventory at P = 4, SCALE 22, the BFS's bitmaps counted apart,
@@ -180,9 +201,10 @@ def planned_slice_tuples(scale, edgefactor, num_ranks):
     return -(-(edgefactor << scale) // num_ranks)
 
 
-def memory_phases(scale, edgefactor, num_ranks):
-    """Host bytes of one rank at its peaks, with the runtime and its slice of the tuples (two labels, uint32 up to
-    2^32 vertices, and a weight: 12 or 20 bytes a tuple):
+def memory_phases(scale, edgefactor, num_ranks, ranks_per_host=None, mpi_library=None):
+    """Host bytes of one rank at its peaks, with the runtime, the MPI library's own for the other ranks of its host
+    (`mpi_peer_bytes`; ``ranks_per_host`` default all, ``mpi_library`` "openmpi", "mpich" or None: none counted)
+    and its slice of the tuples (two labels, uint32 up to 2^32 vertices, and a weight: 12 or 20 bytes a tuple):
     ``exchange`` (the tuples sent, about (2 - 1/P) times the slice, and as many received: 12 bytes each, uint32
     labels up to 2^32 vertices),
     ``construction`` (the received tuples, which the builder reads as they are and frees once they are its
@@ -201,13 +223,14 @@ def memory_phases(scale, edgefactor, num_ranks):
     sent = slice_tuples * (2 * num_ranks - 1) // num_ranks
     label_bytes = stored_label_dtype(num_vertices).itemsize  # a label held, on the wire and in the BFS's rows
     sent_bytes = 2 * label_bytes + 4  # a tuple, held or on the wire: its labels and weight
-    held = RUNTIME_BYTES + slice_tuples * sent_bytes
+    runtime = RUNTIME_BYTES + mpi_peer_bytes(mpi_library, num_ranks if ranks_per_host is None else ranks_per_host)
+    held = runtime + slice_tuples * sent_bytes
     entries = 2 * slice_tuples
     rows = entries * (label_bytes + 4)  # kernel 1's, kept until the SSSP is set up
     places = int(PLACES_BYTES_PER_VERTEX * num_vertices)
     validator = (slice_tuples * VALIDATION_TUPLE_BYTES + places
                  + validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES)
-    searching = RUNTIME_BYTES + rows + owned * KERNEL_OWNED_BYTES + validator  # in either kernel's phase
+    searching = runtime + rows + owned * KERNEL_OWNED_BYTES + validator  # in either kernel's phase
     return {"exchange": held + 2 * sent * sent_bytes,
             "construction": held  # the rows of the rank's block, from the received tuples (freed once sorted)
             + build_memory_bytes(slice_tuples, owned, True, bound=False, freed_inputs=sent * sent_bytes),

@@ -1,11 +1,12 @@
 """``graph500 plan``: the memory a run needs per rank, per host and per GPU, by phase, without running anything.
 
     graph500 plan --scale S [--edgefactor E] [--ranks P] [--ranks-per-host R] [--backend cpu|gpu]
-                  [--host-memory GIB] [--gpu-memory GIB] [--json]
+                  [--host-memory GIB] [--gpu-memory GIB] [--mpi-library openmpi|mpich] [--json]
 
 The figures are the models the runs' own memory checks use: one process on CPUs
 `graph500.kernels.cpu.backend.memory_phases`, P ranks `graph500.distributed.memory_phases` (host bytes of a
-rank at kernel 1's peak and at the searches'); one GPU `graph500.kernels.gpu.backend.device_memory_plan` (device
+rank at kernel 1's peak and at the searches', with the MPI library's own for the other ranks of its host:
+``--mpi-library``, by default the one mpi4py uses here); one GPU `graph500.kernels.gpu.backend.device_memory_plan` (device
 bytes of kernel 1, the BFS pass and the SSSP pass, each with one kernel and validation, the CUDA context beside
 them) and its pinned edge list, one GPU a rank `graph500.kernels.gpu.distributed_backend.device_phases` and
 `memory_needs` (and NCCL's buffers beside the context). A host holds ``--ranks-per-host`` ranks (default all: one
@@ -19,7 +20,9 @@ it receives on it (else they go to pinned host memory and kernel 1 reads them ov
 passes read them from pinned host memory over the bus, every tree).
 """
 
+import importlib.util
 import json
+import subprocess
 import sys
 
 from graph500 import distributed
@@ -31,8 +34,9 @@ MAX_SCALE = 47
 GIB = 2**30
 
 
-def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu"):
-    """The plan of a run as a dict (see the module's docstring); Graph500Error where the run cannot be made."""
+def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu", mpi_library=None):
+    """The plan of a run as a dict (see the module's docstring); Graph500Error where the run cannot be made.
+    ``mpi_library`` ("openmpi", "mpich" or None: none counted): whose own memory CPU ranks count."""
     if not 1 <= scale <= MAX_SCALE:
         raise Graph500Error(f"--scale must be from 1 to {MAX_SCALE}, got {scale}")
     if edgefactor < 1 or ranks < 1 or (ranks_per_host is not None and ranks_per_host < 1):
@@ -43,7 +47,10 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
             "hosts": -(-ranks // ranks_per_host), "backend": backend}
     if backend == "cpu":
         phases = (cpu_backend.memory_phases(scale, edgefactor) if ranks == 1
-                  else distributed.memory_phases(scale, edgefactor, ranks))
+                  else distributed.memory_phases(scale, edgefactor, ranks, ranks_per_host, mpi_library))
+        if ranks > 1:
+            plan.update(mpi_library=mpi_library,
+                        mpi_peer_bytes=distributed.mpi_peer_bytes(mpi_library, ranks_per_host))
         per_rank = max(phases.values())
         whole_graph = distributed.whole_graph_bytes(scale)
         plan.update(phases_on="host", phases=phases)
@@ -70,7 +77,7 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
     return plan
 
 
-def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_memory):
+def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_memory, mpi_library=None):
     """The largest SCALE whose plan fits ``host_memory`` bytes a host and (GPUs) ``gpu_memory`` a GPU; 0: none.
     A GPU run pins its host memory, at most `gpu.backend.PINNABLE_SHARE` of it, as its own check allows."""
     if backend == "gpu":
@@ -79,7 +86,7 @@ def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_m
     largest = 0
     for scale in range(1, MAX_SCALE + 1):
         try:
-            plan = memory_plan(scale, edgefactor, ranks, ranks_per_host, backend)
+            plan = memory_plan(scale, edgefactor, ranks, ranks_per_host, backend, mpi_library)
         except Graph500Error:  # too small a graph for this many ranks
             continue
         if plan["bytes_per_host"] > host_memory or plan.get("bytes_per_gpu", 0) > (gpu_memory or float("inf")):
@@ -108,8 +115,11 @@ def plan_text(plan):
         lines.append(f"of which held for all N vertices on every {'GPU' if 'bytes_per_gpu' in plan else 'rank'} "
                      f"(more ranks do not shrink it): {plan['whole_graph_bytes'] / GIB:.2f} GiB")
     if plan["phases_on"] == "host" and plan["ranks"] > 1:
-        lines.append("an MPI library's own buffers come on top (Open MPI 4.1, 16 ranks on one host: 0.2-0.35 GiB a "
-                     "rank measured)")
+        library = {"openmpi": "Open MPI", "mpich": "MPICH"}.get(plan["mpi_library"])
+        lines.append(f"of which the MPI library's own for the other ranks of its host: "
+                     f"{plan['mpi_peer_bytes'] / GIB:.2f} GiB ({library}, as measured with UCX)" if library == "Open MPI"
+                     else f"the MPI library's own memory: {library or 'no library named'}, in the runtime's "
+                     f"(Open MPI ranks hold more: --mpi-library openmpi)")
     if "kernel1_on_device_bytes" in plan:
         lines.append(f"kernel 1 keeps the tuples a GPU receives on it where the GPU has "
                      f"{plan['kernel1_on_device_bytes'] / GIB:.2f} GiB (context and NCCL counted), else in pinned "
@@ -134,17 +144,36 @@ def add_plan_parser(subparsers):
     parser.add_argument("--host-memory", type=float, metavar="GIB", help="memory of a host: say the largest SCALE")
     parser.add_argument("--gpu-memory", type=float, metavar="GIB", help="memory of a GPU: the largest SCALE fits "
                                                                         "it too (with --host-memory)")
+    parser.add_argument("--mpi-library", choices=distributed.MPI_LIBRARIES,
+                        help="the MPI library of CPU ranks, whose own memory they count (default: the one mpi4py "
+                             "uses here, else none counted)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def local_mpi_library():
+    """The MPI library mpi4py uses here ("openmpi", "mpich" or None), asked in a child process: importing mpi4py's
+    MPI here would initialize MPI in this process."""
+    if importlib.util.find_spec("mpi4py") is None:
+        return None
+    ask = "import mpi4py; mpi4py.rc.initialize = False; from mpi4py import MPI; print(MPI.Get_library_version())"
+    try:
+        answer = subprocess.run([sys.executable, "-c", ask], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return distributed.mpi_library_kind(answer.stdout) if answer.returncode == 0 else None
 
 
 def plan_command(args):
     """``graph500 plan``: print the plan (and the largest SCALE that fits). Returns 0."""
     gpu_memory = None if args.gpu_memory is None else int(args.gpu_memory * GIB)
-    plan = memory_plan(args.scale, args.edgefactor, args.ranks, args.ranks_per_host, args.backend)
+    library = args.mpi_library
+    if library is None and args.backend == "cpu" and args.ranks > 1:
+        library = local_mpi_library()
+    plan = memory_plan(args.scale, args.edgefactor, args.ranks, args.ranks_per_host, args.backend, library)
     if args.host_memory is not None:
         plan["largest_scale"] = largest_scale(args.edgefactor, args.ranks, args.ranks_per_host, args.backend,
-                                              int(args.host_memory * GIB), gpu_memory)
+                                              int(args.host_memory * GIB), gpu_memory, library)
     if args.json:
         sys.stdout.write(json.dumps(plan) + "\n")
         return 0

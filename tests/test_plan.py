@@ -118,7 +118,65 @@ def test_command_line_json_and_text():
 def test_text_says_what_a_cpu_rank_counts_for_the_runtime(ranks):
     text = "\n".join(plan.plan_text(plan.memory_plan(20, ranks=ranks)))
     assert f"of which the runtime (Python, NumPy, Numba) {cpu_backend.RUNTIME_BYTES / 2**30:.2f} GiB" in text
-    assert ("an MPI library's own buffers come on top" in text) == (ranks > 1)
+    assert ("the MPI library's own memory: no library named" in text) == (ranks > 1)
+
+
+@pytest.mark.parametrize("version, kind", [
+    ("Open MPI v4.1.6, package: Debian OpenMPI, ident: 4.1.6, repo rev: v4.1.6, Sep 30, 2023", "openmpi"),
+    ("MPICH Version:      4.3.0\nMPICH Release date: Mon Feb  3 2025", "mpich"),
+    ("Intel(R) MPI Library 2021.13", None), ("", None), (None, None),
+])
+def test_the_mpi_library_is_told_by_its_version_string(version, kind):
+    assert distributed.mpi_library_kind(version) == kind
+
+
+@pytest.mark.parametrize("ranks, ranks_per_host", [(4, None), (16, None), (16, 4)])
+def test_open_mpi_ranks_plan_their_librarys_memory_for_each_other_rank_of_their_host(ranks, ranks_per_host):
+    mpich = plan.memory_plan(24, ranks=ranks, ranks_per_host=ranks_per_host, mpi_library="mpich")
+    open_mpi = plan.memory_plan(24, ranks=ranks, ranks_per_host=ranks_per_host, mpi_library="openmpi")
+    peers = (ranks_per_host or ranks) - 1
+    assert open_mpi["mpi_peer_bytes"] == peers * 22 * 2**20 and mpich["mpi_peer_bytes"] == 0
+    assert all(open_mpi["phases"][name] - mpich["phases"][name] == peers * 22 * 2**20 for name in mpich["phases"])
+    assert mpich["phases"] == plan.memory_plan(24, ranks=ranks, ranks_per_host=ranks_per_host)["phases"]
+    assert open_mpi["bytes_per_rank"] == distributed.memory_estimate_bytes(24, 16, ranks, ranks_per_host or ranks,
+                                                                           "openmpi")
+    text = "\n".join(plan.plan_text(open_mpi))
+    assert f"of which the MPI library's own for the other ranks of its host: {peers * 22 / 1024:.2f} GiB" in text
+
+
+def test_the_command_line_plans_for_the_mpi_library_named_or_the_one_mpi4py_uses_here():
+    def planned(*options):
+        return json.loads(subprocess.run([sys.executable, "-m", "graph500", "plan", "--scale", "22", "--ranks", "8",
+                                          "--json", *options], capture_output=True, text=True, check=True).stdout)
+
+    named = planned("--mpi-library", "openmpi")
+    assert named == plan.memory_plan(22, ranks=8, mpi_library="openmpi")
+    here = plan.local_mpi_library()
+    pytest.importorskip("mpi4py")
+    assert here in distributed.MPI_LIBRARIES and planned() == plan.memory_plan(22, ranks=8, mpi_library=here)
+
+
+class _OneHostOfFour:
+    """Rank 0 of four ranks on one host, whose MPI library is ``version``."""
+
+    rank, size = 0, 4
+
+    def __init__(self, version):
+        self.version = version
+
+    def allgather_object(self, value):
+        return [value] * self.size
+
+    def describe(self):
+        return {"num_mpi_processes": self.size, "hosts": ["here"], "mpi_library": self.version}
+
+
+def test_a_run_on_open_mpi_ranks_checks_their_librarys_memory_too(monkeypatch):
+    needed = {library: distributed.memory_estimate_bytes(22, 16, 4, 4, library) for library in ("mpich", "openmpi")}
+    monkeypatch.setattr(distributed, "available_memory_bytes", lambda: 4 * needed["mpich"] + 2**20)
+    distributed.DistributedBackend(_OneHostOfFour("MPICH Version: 4.3.0")).check_memory(22, 16)
+    with pytest.raises(Graph500Error, match="4 ranks there"):
+        distributed.DistributedBackend(_OneHostOfFour("Open MPI v4.1.6")).check_memory(22, 16)
 
 
 def test_an_impossible_plan_raises():
