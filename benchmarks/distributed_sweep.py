@@ -31,8 +31,11 @@ from graph500.stats import teps_summary
 
 
 def tunable_value(text):
-    """A tunable's value as given on the command line: a float where it has a point or an exponent, else an int."""
-    return float(text) if "." in text or "e" in text else int(text)
+    """A tunable's value as given on the command line: an int where it reads as one, else a float (0.5, 1e3, inf)."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
 
 
 def _tunable(text):

@@ -73,6 +73,8 @@ def test_gapbs_compare_without_gapbs_says_how_to_build_it(tmp_path):
 MPI_SCRIPTS = [
     ("distributed_sweep.py", ["--scale", SCALE, "--kind", "bfs", "--tunable", "alpha=15,40", "--roots", "2",
                               "--rounds", "2"], ["alpha=40", "construction s"]),
+    ("distributed_sweep.py", ["--scale", SCALE, "--kind", "bfs", "--tunable", "beta=18,inf", "--roots", "2",
+                              "--rounds", "1"], ["beta=inf"]),
     ("distributed_sweep.py", ["--scale", SCALE, "--kind", "sssp", "--tunable", "delta=0.1,0.2", "--roots", "2",
                               "--rounds", "1"], ["delta=0.2"]),
     ("distributed_levels.py", ["--scale", SCALE, "--roots", "2", "--rounds", "1"],
