@@ -12,7 +12,8 @@ them) and its pinned edge list, one GPU a rank `graph500.kernels.gpu.distributed
 `memory_needs` (and NCCL's buffers beside the context). A host holds ``--ranks-per-host`` ranks (default all: one
 host). With ``--host-memory`` (and on GPUs ``--gpu-memory``), the largest SCALE whose plan fits is given too (a GPU
 run pins at most 90% of a host's memory). ``--json`` prints one JSON object with ``bytes_per_rank``,
-``bytes_per_host`` and, on GPUs, ``bytes_per_gpu`` (integers), and the phases; on several ranks
+``bytes_per_host`` and, on GPUs, ``bytes_per_gpu`` (integers), and the phases; on several CPU ranks
+``mpi_library`` and ``mpi_peer_bytes`` (its own bytes a rank counts for the other ranks of its host); on several ranks
 ``whole_graph_bytes``, the part of a rank's (a GPU's) peak held for all N vertices, which more ranks do not
 shrink, and on several GPUs ``kernel1_on_device_bytes``, the free memory a GPU needs for kernel 1 to keep the tuples
 it receives on it (else they go to pinned host memory and kernel 1 reads them over the bus); on GPUs
