@@ -116,11 +116,13 @@ def plan_text(plan):
         lines.append(f"of which held for all N vertices on every {'GPU' if 'bytes_per_gpu' in plan else 'rank'} "
                      f"(more ranks do not shrink it): {plan['whole_graph_bytes'] / GIB:.2f} GiB")
     if plan["phases_on"] == "host" and plan["ranks"] > 1:
-        library = {"openmpi": "Open MPI", "mpich": "MPICH"}.get(plan["mpi_library"])
-        lines.append(f"of which the MPI library's own for the other ranks of its host: "
-                     f"{plan['mpi_peer_bytes'] / GIB:.2f} GiB ({library}, as measured with UCX)" if library == "Open MPI"
-                     else f"the MPI library's own memory: {library or 'no library named'}, in the runtime's "
-                     f"(Open MPI ranks hold more: --mpi-library openmpi)")
+        if plan["mpi_library"] == "openmpi":
+            lines.append(f"of which the MPI library's own for the other ranks of its host: "
+                         f"{plan['mpi_peer_bytes'] / GIB:.2f} GiB (Open MPI, as measured with UCX)")
+        else:
+            lines.append(("the MPI library's own memory: MPICH's, within the runtime's" if plan["mpi_library"]
+                          else "the MPI library's own memory: no library named, none counted")
+                         + " (Open MPI ranks hold more: --mpi-library openmpi)")
     if "kernel1_on_device_bytes" in plan:
         lines.append(f"kernel 1 keeps the tuples a GPU receives on it where the GPU has "
                      f"{plan['kernel1_on_device_bytes'] / GIB:.2f} GiB (context and NCCL counted), else in pinned "
