@@ -70,14 +70,13 @@ class DistributedBackend(CPUBackend):
 
     def check_memory(self, scale, edgefactor):
         """Refuse, on every rank alike, a run whose ranks need more than their host has available (collective)."""
-        _, ranks_here = host_placement(self.comm)
-        needed = memory_estimate_bytes(scale, edgefactor, self.comm.size, ranks_here,
-                                       mpi_library_kind(self.comm.describe()["mpi_library"]))
-        hosts = self.comm.allgather_object((socket.gethostname(), needed, available_memory_bytes()))
-        for host in sorted({name for name, _, _ in hosts}):
-            on_host = [(bytes_needed, available) for name, bytes_needed, available in hosts if name == host]
-            total = sum(bytes_needed for bytes_needed, _ in on_host)
-            available = on_host[0][1]
+        library = mpi_library_kind(self.comm.describe()["mpi_library"])
+        hosts = self.comm.allgather_object((socket.gethostname(), available_memory_bytes()))
+        for host in sorted({name for name, _ in hosts}):
+            on_host = [available for name, available in hosts if name == host]
+            # every rank of a host needs alike: the MPI library's own memory counts the host's other ranks
+            total = len(on_host) * memory_estimate_bytes(scale, edgefactor, self.comm.size, len(on_host), library)
+            available = on_host[0]
             if available is not None and total > available:
                 raise Graph500Error(
                     f"SCALE {scale} with edgefactor {edgefactor} on {self.comm.size} ranks needs about "
