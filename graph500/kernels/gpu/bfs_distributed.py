@@ -68,7 +68,8 @@ from graph500.kernels.gpu import requests, runtime
 from graph500.kernels.gpu.bfs import (BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
                                       NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, SMALL_FRONTIER, THREADS, TOP_DOWN,
                                       beamer_direction, bitmap, bottom_up_level, parents_to_input_labels,
-                                      queue_to_bitmap, sorted_queue, strongest_neighbours, top_down_expand)
+                                      queue_to_bitmap, scan_grid, sorted_queue, strongest_neighbours,
+                                      top_down_expand)
 from graph500.kernels.gpu.build import filled_vertices, sort_rows
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.requests import OwnerRequests
@@ -154,8 +155,7 @@ class DistributedDirectionOptimizingBFS:
         self._small_graphs = self._capture_small_levels() \
             if self.small_edges > 0 and self.graph_levels > 0 and self._parent is not None else None
         self.small_switch_back = bool(small_switch_back) and self._small_graphs is not None
-        self._scan_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_scan"), THREADS,
-                                                    self._filled_vertices)
+        self._scan_grid = scan_grid((self._filled_vertices + 31) // 32)
         self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
         self._queue_grid = runtime.persistent_blocks(runtime.kernel("bfs", "queue_to_bitmap"), THREADS, n)
         # bottom-up levels and the direction switches as CUDA graphs (several ranks, one parents array)
