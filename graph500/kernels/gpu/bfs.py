@@ -277,9 +277,8 @@ def top_down_expand(prefix_sums, queue, size, edges, offsets, row_end, neighbors
 
 
 def scan_grid(num_words):
-    """``bottom_up_scan``'s grid for ``num_words`` words of visited: a warp each 32 words, so that the block
-    scheduler shares out the chunks as warps finish. A persistent grid dealt them in turn, and where chunks were few
-    a warp (a rank of two GPUs at SCALE 26: 3.1 each) the warps with one more set the level's time."""
+    """``bottom_up_scan``'s grid for ``num_words`` words of visited: a warp each 32 words, the block scheduler
+    sharing out the chunks as warps finish (a rank's block has few chunks a warp: none waits on a last round)."""
     return runtime.blocks_for(num_words, 32 * (THREADS // 32))  # 32 words a warp
 
 
