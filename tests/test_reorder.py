@@ -105,6 +105,9 @@ part = PartitionedGraph(num_vertices, first, np.zeros(count + 1, np.int64), np.z
 rename = RootLabels(part, comm)
 roots = [0, 1, num_vertices - 1] + [blocks.begin(rank) for rank in range(comm.size)] + [517, 64]
 assert [rename(root) for root in roots] == new_label[roots].tolist(), comm.rank
+# the owner's label alone, no collective (a captured start sums the ranks' labels plus one on the device)
+owned = [int(new_label[root]) if first <= root < first + count else -1 for root in roots]
+assert [rename.local(root) for root in roots] == owned, comm.rank
 print("renamed", flush=True)
 """
 

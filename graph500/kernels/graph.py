@@ -144,11 +144,15 @@ class RootLabels:
     def __call__(self, root):
         if self._table is None:
             return int(root)
-        local = int(root) - self._first_vertex
-        label = int(self._table[local]) if 0 <= local < self._table.shape[0] else -1
+        label = self.local(root)
         if self._comm is None:
             return label
         return int(self._comm.allreduce(np.array([label], dtype=np.int64), "max")[0])
+
+    def local(self, root):
+        """The key's label where this rank owns it, else -1 (no collective; a degree-ordered graph's)."""
+        local = int(root) - self._first_vertex
+        return int(self._table[local]) if 0 <= local < self._table.shape[0] else -1
 
 
 def _host_new_label(graph):

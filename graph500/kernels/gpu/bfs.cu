@@ -54,11 +54,15 @@ struct LevelTally : BlockTally<NUM_COUNTERS> {
 // of a visited vertex only. The rows, parents and queue are those of the vertices
 // [first_vertex, first_vertex + num_local) (all of them on one GPU; a rank's block on several),
 // under local indices; visited covers every vertex. The counters hold the rank's part of the
-// frontier: the root if the rank owns it, else nothing.
+// frontier: the root if the rank owns it, else nothing. root_plus_one: where given, the root
+// is read from it (plus one: a captured start, the label summed over the ranks on the device)
+// and `root_label` is not used.
 extern "C" __global__ void __launch_bounds__(THREADS)
-start_search(int root, i64 first_vertex, i64 num_local, i64 cleared_parents, int num_words,
+start_search(int root_label, i64 first_vertex, i64 num_local, i64 cleared_parents, int num_words,
              const u32* __restrict__ never_searched, const i64* __restrict__ offsets, u32 hub_degree,
-             int* __restrict__ parent, u32* __restrict__ visited, int* __restrict__ queue, u64* __restrict__ counters) {
+             int* __restrict__ parent, u32* __restrict__ visited, int* __restrict__ queue, u64* __restrict__ counters,
+             const u64* __restrict__ root_plus_one) {
+    const int root = root_plus_one != nullptr ? (int)(*root_plus_one - 1) : root_label;
     const i64 local_root = root - first_vertex;
     const i64 stride = (i64)gridDim.x * THREADS;
     for (i64 v = blockIdx.x * (i64)THREADS + threadIdx.x; v < cleared_parents; v += stride)

@@ -185,7 +185,7 @@ class LevelSynchronousBFS:
               (i32(root), i64(0), i64(graph.num_vertices),
                i64(0 if graph.order is not None else graph.num_vertices), i32(self._num_words),
                self._never_searched, graph.offsets, u32(self.hub_degree), parent, self._visited, self._queue,
-               self._counters.device))
+               self._counters.device, runtime.NULL))
 
     def _level_counts(self, size, small, unexplored):
         """After a level (or start_search): ``(size, next size, its edges, its hubs, unexplored edges)`` from

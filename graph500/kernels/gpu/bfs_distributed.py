@@ -14,8 +14,9 @@ as long as its busiest rank), back to top-down only for a small frontier;
 one counter read a level, and one MPI allreduce a top-down level. A
 bottom-up level runs as a captured CUDA graph
 (scan, allgather, its counts summed by NCCL on the device); small top-down
-levels too, decided on the device, several a read, the root's launched with
-its counts summed on the device (no read before them); the direction
+levels too, decided on the device, several a read; the start and the
+root's small levels are one graph (the key's label staged by its owner and
+summed on the device, the root's counts too: no MPI step, one read); the direction
 switches too (launched step by step, a switch cost several GPUs far more
 host time than one GPU). Parents are global
 labels written by the child's owner; P = 1 is the one-GPU search without
@@ -26,7 +27,7 @@ Data structures per GPU (N vertices, W = N / 32 words, n owned): the rows
 (and their copy with ``row_copy``, interleaved by block), strongest
 neighbours (int32, n); bitmaps visited, never-searched and two frontiers (W words
 each); two queues (int32, n), prefix sums (uint64, n), parents (int32, n);
-the requests' touched bitmap, staging (N words) and buffers; twelve CUDA graphs (small levels and
+the requests' touched bitmap, staging (N words) and buffers; fourteen CUDA graphs (the starts, small levels and
 bottom-up levels two each, the switches one per direction, queue and frontier).
 
 Tunables: ``alpha`` (SEVERAL_ALPHA 300: bottom-up sooner than one GPU's 30,
@@ -143,7 +144,9 @@ class DistributedDirectionOptimizingBFS:
         several = comm.size > 1
         self._state_first = NUM_COUNTERS + (OwnerRequests.num_counters(comm) if several else 0)
         self._sums_first = self._state_first + SMALL_STATE
-        self._counters = runtime.DeviceCounters(self._sums_first + SUMMED_COUNTERS)
+        self._root_slot = self._sums_first + SUMMED_COUNTERS  # a captured start's root, plus one
+        self._counters = runtime.DeviceCounters(self._root_slot + 1)
+        self._root_staging = np.frombuffer(cupy.cuda.alloc_pinned_memory(8), dtype=np.uint64, count=1)
         self._small_state = self._counters.device[self._state_first:self._sums_first]
         # claims of other blocks' vertices: parents staged per vertex (int32 bits), sent to their owners
         self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0, self._counters, NUM_COUNTERS,
@@ -155,6 +158,7 @@ class DistributedDirectionOptimizingBFS:
         self._small_graphs = self._capture_small_levels() \
             if self.small_edges > 0 and self.graph_levels > 0 and self._parent is not None else None
         self.small_switch_back = bool(small_switch_back) and self._small_graphs is not None
+        self._start_graphs = self._capture_starts() if self._small_graphs is not None else None
         self._scan_grid = scan_grid((self._filled_vertices + 31) // 32)
         self._long_grid = runtime.persistent_blocks(runtime.kernel("bfs", "bottom_up_long"), THREADS)
         self._queue_grid = runtime.persistent_blocks(runtime.kernel("bfs", "queue_to_bitmap"), THREADS, n)
@@ -169,16 +173,12 @@ class DistributedDirectionOptimizingBFS:
         graph = self.graph
         renumbered = graph.order is not None
         parent = self._parent if renumbered else cupy.empty(graph.num_local, dtype=np.int32)
-        root = self._root_labels(root)  # under the graph's labels from here
-        start = runtime.kernel("bfs", "start_search")
-        start((runtime.persistent_blocks(start, THREADS, graph.num_local),), (THREADS,),
-              (i32(root), i64(graph.first_vertex), i64(graph.num_local),
-               i64(0 if renumbered else graph.num_local), i32(self._visited.shape[0]), self._never_searched,
-               graph.offsets, u32(HUB_DEGREE), parent, self._visited, self._queue, self._counters.device))
-        if self._small_graphs and not self.record_trace:  # the root's small levels at once: no read before them
-            level, size, edges, unexplored = self._small_levels(0, 0, self._num_edges, counts_on_device=True)
+        if self._start_graphs and not self.record_trace:  # the start and the root's small levels: one graph
+            root, level, size, edges, unexplored = self._captured_start(root)
             previous_size, busiest = min(level, 1), 0  # the root's frontier, where small levels took it
         else:
+            root = self._root_labels(root)  # under the graph's labels from here
+            self._start_steps(self._queue_index(), root, parent)
             size, edges, busiest = self._global_counts(self._counters.read())[:3]
             unexplored = self._num_edges - edges
             previous_size, level = 0, 0
@@ -248,21 +248,73 @@ class DistributedDirectionOptimizingBFS:
         phases = timer.totals()
         return {"seconds": sum(phases.values()), **phases}
 
-    def _small_levels(self, size, edges, unexplored, counts_on_device=False):
-        """Top-down levels of a small frontier (``size`` vertices, ``edges`` edges over every rank, ``unexplored``
-        edges besides), ``graph_levels`` captured levels (one when tracing) launched and the counters read once;
-        a level runs while the frontier stays small and top-down. ``counts_on_device``: the frontier's size and
-        edges are the ranks' counters (the root's, which no host has read), summed into the state by an allreduce
-        on the device, and the first level asks the switching rule too. ``(levels run, size, edges, unexplored)``."""
+    def _start_steps(self, queue_index, root=None, parent=None):
+        """The root's level into queue ``queue_index`` (``root`` under the graph's labels); or, without ``root``,
+        a captured start's (`_captured_start`): the root's label (plus one) the ranks staged in its counter,
+        summed on the device, then the root's small levels (`graph_levels` of them), its counts summed into their
+        state on the device as well."""
+        graph, counters = self.graph, self._counters.device
+        captured = root is None
+        root_slot = counters[self._root_slot:self._root_slot + 1]
+        if captured:
+            self.comm.allreduce(root_slot, "sum", out=root_slot)  # one rank staged its label, the others zero
+            parent = self._parent
+        start = runtime.kernel("bfs", "start_search")
+        start((runtime.persistent_blocks(start, THREADS, graph.num_local),), (THREADS,),
+              (i32(-1 if captured else root), i64(graph.first_vertex), i64(graph.num_local),
+               i64(0 if graph.order is not None else graph.num_local), i32(self._visited.shape[0]),
+               self._never_searched, graph.offsets, u32(HUB_DEGREE), parent, self._visited,
+               self._queues[queue_index], counters, root_slot if captured else runtime.NULL))
+        if captured:
+            self._begin_small_levels(0, 0, self._num_edges, counts_on_device=True)
+            for k in range(self.graph_levels):
+                self._small_level(*self._queues[::1 if (queue_index + k) % 2 == 0 else -1])
+
+    def _capture_starts(self):
+        """CUDA graphs of a captured start (`_start_steps`), one per queue the search starts in."""
+        for name in ("start_search", "small_levels_begin"):
+            runtime.kernel("bfs", name)  # loaded before the capture
+        return runtime.captured([lambda queue_index=queue_index: self._start_steps(queue_index)
+                                 for queue_index in (0, 1)])
+
+    def _captured_start(self, root):
+        """Start a search from input key ``root`` and run its small levels as one CUDA graph: the rank that owns
+        the key stages its label (no MPI step), the graph sums it over the ranks on the device. ``(root under
+        the graph's labels, levels run, size, edges, unexplored)`` after one read."""
+        stream = cupy.cuda.get_current_stream()
+        self._root_staging[0] = self._root_labels.local(root) + 1  # zero where another rank owns the key
+        cupy.cuda.runtime.memcpyAsync(self._counters.device[self._root_slot:].data.ptr,
+                                      self._root_staging.ctypes.data, 8, cupy.cuda.runtime.memcpyHostToDevice,
+                                      stream.ptr)
+        self._start_graphs[self._queue_index()].launch()
+        levels, size, edges, unexplored = self._small_levels_read()
+        return int(self._counters.host[self._root_slot]) - 1, levels, size, edges, unexplored
+
+    def _begin_small_levels(self, size, edges, unexplored, counts_on_device=False):
+        """The small levels' state (`_small_levels`), and with ``counts_on_device`` the ranks' counts summed into
+        it."""
         runtime.kernel("bfs", "small_levels_begin")(
             (1,), (1,), (self._small_state, u64(size), u64(edges), u64(unexplored + edges),
                          i32(0 if counts_on_device else 1)))
         if counts_on_device:
             self.comm.allreduce(self._counters.device[FRONTIER_SIZE:FRONTIER_EDGES + 1], "sum",
                                 out=self._small_state[SMALL_GLOBAL_SIZE:SMALL_GLOBAL_EDGES + 1])
+
+    def _small_levels(self, size, edges, unexplored, counts_on_device=False):
+        """Top-down levels of a small frontier (``size`` vertices, ``edges`` edges over every rank, ``unexplored``
+        edges besides), ``graph_levels`` captured levels (one when tracing) launched and the counters read once;
+        a level runs while the frontier stays small and top-down. ``counts_on_device``: the frontier's size and
+        edges are the ranks' counters (the root's, which no host has read), summed into the state by an allreduce
+        on the device, and the first level asks the switching rule too. ``(levels run, size, edges, unexplored)``."""
+        self._begin_small_levels(size, edges, unexplored, counts_on_device)
         first = self._queue_index()
         for k in range(1 if self.record_trace else self.graph_levels):
             self._small_graphs[(first + k) % 2].launch()
+        return self._small_levels_read()
+
+    def _small_levels_read(self):
+        """After small levels: the counters read, the queues in their order, ``(levels run, size, edges,
+        unexplored)``."""
         state = self._counters.read()[self._state_first:]
         levels = int(state[SMALL_LEVELS])
         if levels % 2:
