@@ -146,7 +146,8 @@ class DistributedDirectionOptimizingBFS:
         self._sums_first = self._state_first + SMALL_STATE
         self._root_slot = self._sums_first + SUMMED_COUNTERS  # a captured start's root, plus one
         self._counters = runtime.DeviceCounters(self._root_slot + 1)
-        self._root_staging = np.frombuffer(cupy.cuda.alloc_pinned_memory(8), dtype=np.uint64, count=1)
+        self._root_pinned = cupy.cuda.alloc_pinned_memory(8)  # the key's label a rank stages for the start
+        self._root_staging = np.frombuffer(self._root_pinned, dtype=np.uint64, count=1)
         self._small_state = self._counters.device[self._state_first:self._sums_first]
         # claims of other blocks' vertices: parents staged per vertex (int32 bits), sent to their owners
         self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0, self._counters, NUM_COUNTERS,
@@ -291,8 +292,9 @@ class DistributedDirectionOptimizingBFS:
         return int(self._counters.host[self._root_slot]) - 1, levels, size, edges, unexplored
 
     def _begin_small_levels(self, size, edges, unexplored, counts_on_device=False):
-        """The small levels' state (`_small_levels`), and with ``counts_on_device`` the ranks' counts summed into
-        it."""
+        """The small levels' state (`_small_levels`). ``counts_on_device``: the frontier's size and edges are the
+        ranks' counters (the root's, which no host has read), summed into the state by an allreduce on the device,
+        and the first level asks the switching rule too."""
         runtime.kernel("bfs", "small_levels_begin")(
             (1,), (1,), (self._small_state, u64(size), u64(edges), u64(unexplored + edges),
                          i32(0 if counts_on_device else 1)))
@@ -300,13 +302,11 @@ class DistributedDirectionOptimizingBFS:
             self.comm.allreduce(self._counters.device[FRONTIER_SIZE:FRONTIER_EDGES + 1], "sum",
                                 out=self._small_state[SMALL_GLOBAL_SIZE:SMALL_GLOBAL_EDGES + 1])
 
-    def _small_levels(self, size, edges, unexplored, counts_on_device=False):
+    def _small_levels(self, size, edges, unexplored):
         """Top-down levels of a small frontier (``size`` vertices, ``edges`` edges over every rank, ``unexplored``
         edges besides), ``graph_levels`` captured levels (one when tracing) launched and the counters read once;
-        a level runs while the frontier stays small and top-down. ``counts_on_device``: the frontier's size and
-        edges are the ranks' counters (the root's, which no host has read), summed into the state by an allreduce
-        on the device, and the first level asks the switching rule too. ``(levels run, size, edges, unexplored)``."""
-        self._begin_small_levels(size, edges, unexplored, counts_on_device)
+        a level runs while the frontier stays small and top-down. ``(levels run, size, edges, unexplored)``."""
+        self._begin_small_levels(size, edges, unexplored)
         first = self._queue_index()
         for k in range(1 if self.record_trace else self.graph_levels):
             self._small_graphs[(first + k) % 2].launch()
