@@ -31,8 +31,8 @@ from multi_gpu import leave, reference_graph_on_gpus  # benchmarks/multi_gpu.py,
 SSSP_STEPS = ["_collect", "_light_phase", "_small_steps", "_bucket_members", "_heavy_phase", "_pull",
               "_neighbour_distances", "_relax", "_offer", "_global", "_global_sums", "_result"]  # one GPU's and P's
 STEPS = {  # the methods wrapped: (kernel, several GPUs)
-    ("bfs", True): ["_captured_start", "_small_levels", "_top_down_level", "_bottom_up_level", "_switch", "_to_input_labels",
-                    "_global_counts"],
+    ("bfs", True): ["_captured_start", "_small_levels", "_top_down_level", "_bottom_up_level", "_switch",
+                    "_to_input_labels", "_global_counts"],
     ("bfs", False): ["_start_search", "_level_counts", "_small_top_down_levels", "_top_down_level", "_bottom_up_level",
                      "_queue_to_bitmap", "_bitmap_to_queue", "_to_input_labels"],
     ("sssp", True): SSSP_STEPS,
