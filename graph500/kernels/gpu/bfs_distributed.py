@@ -435,7 +435,7 @@ class DistributedDirectionOptimizingBFS:
                         self._visited[self._block_slice()], next_frontier.local, parent, self._next_queue,
                         self._counters.device)  # the next queue: idle while bottom-up
         self._publish(next_frontier, timer)
-        sums = self._counters.device[self._sums_first:]
+        sums = self._counters.device[self._sums_first:self._root_slot]
         self.comm.allreduce(self._counters.device[:SUMMED_COUNTERS], "sum", out=sums)
 
     def _publish(self, next_frontier, timer):
