@@ -79,9 +79,10 @@ def memory_plan(scale, edgefactor=16, ranks=1, ranks_per_host=None, backend="cpu
 
 
 def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_memory, mpi_library=None):
-    """The largest SCALE whose plan fits ``host_memory`` bytes a host and (GPUs) ``gpu_memory`` a GPU; 0: none.
-    A GPU run pins its host memory, at most `gpu.backend.PINNABLE_SHARE` of it, as its own check allows."""
-    if backend == "gpu":
+    """The largest SCALE whose plan fits ``host_memory`` bytes a host and (GPUs) ``gpu_memory`` a GPU (None: not
+    bounded); 0: none. A GPU run pins its host memory, at most `gpu.backend.PINNABLE_SHARE` of it, as its own check
+    allows."""
+    if backend == "gpu" and host_memory is not None:
         from graph500.kernels.gpu.backend import PINNABLE_SHARE
         host_memory = int(host_memory * PINNABLE_SHARE)
     largest = 0
@@ -90,7 +91,8 @@ def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_m
             plan = memory_plan(scale, edgefactor, ranks, ranks_per_host, backend, mpi_library)
         except Graph500Error:  # too small a graph for this many ranks
             continue
-        if plan["bytes_per_host"] > host_memory or plan.get("bytes_per_gpu", 0) > (gpu_memory or float("inf")):
+        if plan["bytes_per_host"] > (host_memory or float("inf")) or \
+                plan.get("bytes_per_gpu", 0) > (gpu_memory or float("inf")):
             break
         largest = scale
     return largest

@@ -175,8 +175,34 @@ def test_a_run_on_open_mpi_ranks_checks_their_librarys_memory_too(monkeypatch):
     needed = {library: distributed.memory_estimate_bytes(22, 16, 4, 4, library) for library in ("mpich", "openmpi")}
     monkeypatch.setattr(distributed, "available_memory_bytes", lambda: 4 * needed["mpich"] + 2**20)
     distributed.DistributedBackend(_OneHostOfFour("MPICH Version: 4.3.0")).check_memory(22, 16)
-    with pytest.raises(Graph500Error, match="4 ranks there"):
+    with pytest.raises(Graph500Error, match="4 ranks there") as refused:
         distributed.DistributedBackend(_OneHostOfFour("Open MPI v4.1.6")).check_memory(22, 16)
+    # the largest SCALE four Open MPI ranks fit in that memory: 21 (22 needs more than 4 MPICH ranks' 22 by itself)
+    assert str(refused.value).endswith("(the largest SCALE that fits here is 21)")
+
+
+def _gpu_ranks_fit(scale, num_ranks, ranks_per_host, free, pinnable):
+    """The multi-GPU check's own rule: each rank's device need beside the context made already within the
+    tightest GPU's free memory, a host's ranks' pinned memory within the tightest host's pinnable memory."""
+    host_needed, device_needed = gpu_distributed.memory_needs(scale, 16, num_ranks)
+    device_needed += gpu_distributed.context_bytes(num_ranks) - gpu_backend.CONTEXT_BYTES
+    return device_needed <= free and (pinnable is None or host_needed * ranks_per_host <= pinnable)
+
+
+@pytest.mark.parametrize("free, pinnable, bound", [
+    (int(76.1 * GIB), 400 * GIB, "gpu"),  # four H100s' free memory: SCALE 29 asks 76.9 GiB a GPU
+    (200 * GIB, 60 * GIB, "host"),
+    (int(76.1 * GIB), None, "gpu"),  # a host that cannot tell its available memory
+])
+def test_gpu_ranks_refusal_names_the_largest_scale_the_tightest_gpu_and_host_fit(free, pinnable, bound):
+    # three ranks on host a (one GPU with the least free memory), one on host b
+    reports = [("a", 0, free + GIB, pinnable), ("a", 1, free, pinnable), ("a", 2, free + 2 * GIB, pinnable),
+               ("b", 0, free + GIB, None if pinnable is None else pinnable + GIB)]
+    largest = gpu_distributed.largest_fitting_scale(16, 4, reports)
+    assert largest >= 20
+    assert _gpu_ranks_fit(largest, 4, 3, free, pinnable) and not _gpu_ranks_fit(largest + 1, 4, 3, free, pinnable)
+    next_host = gpu_distributed.memory_needs(largest + 1, 16, 4)[0] * 3
+    assert (bound == "host") == (pinnable is not None and next_host > pinnable)
 
 
 def test_an_impossible_plan_raises():

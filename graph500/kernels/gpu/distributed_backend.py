@@ -52,6 +52,7 @@ from graph500.kernels.gpu import backend as single_gpu, build as gpu_build, gene
 from graph500.kernels.gpu.runtime import cupy
 from graph500.kernels.graph import PartitionedGraph
 from graph500.partition import tuple_range
+from graph500.plan import largest_scale
 from graph500.validators.common import TUPLE_CHUNK as TUPLE_CHUNK_VALIDATION
 from graph500.validators.distributed import DistributedValidationGraph
 
@@ -263,6 +264,16 @@ def device_memory_bytes(scale, edgefactor, num_ranks, kind):
                + num_vertices * (GRAPH_VERTEX_BYTES + KERNEL_GRAPH_VERTEX_BYTES[kind]))
 
 
+def largest_fitting_scale(edgefactor, num_ranks, reports):
+    """The largest SCALE whose plan fits the tightest host and GPU of a run (0: none); ``reports``: each rank's
+    ``(host, device, free device bytes, pinnable host bytes or None)``, as `check_memory` gathers them."""
+    ranks_per_host = max(sum(report[0] == host for report in reports) for host, *_ in reports)
+    pinnable = [report[3] for report in reports if report[3] is not None]
+    host_memory = min(pinnable) / single_gpu.PINNABLE_SHARE if pinnable else None
+    gpu_memory = min(report[2] for report in reports) + single_gpu.CONTEXT_BYTES  # the plan counts the context
+    return largest_scale(edgefactor, num_ranks, ranks_per_host, "gpu", host_memory, gpu_memory)
+
+
 class DistributedGPUBackend(DistributedBackend):
     """The distributed backend with each rank's graph and searches on its own GPU."""
 
@@ -338,7 +349,8 @@ class DistributedGPUBackend(DistributedBackend):
         self._high_water.start()  # also where the run goes on refused (--ignore-memory-plan)
         if short:
             raise Graph500Error(f"SCALE {scale} with edgefactor {edgefactor} on {self.comm.size} GPUs: "
-                                + "; ".join(short))
+                                + "; ".join(short) + f" (the largest SCALE that fits here is "
+                                f"{largest_fitting_scale(edgefactor, self.comm.size, reports) or 'none'})")
 
     def kernel_options(self, kernel_class):
         """Constructor options of a run, as on one GPU (no ``row_copy``)."""
