@@ -324,7 +324,7 @@ def _preflight(config, comm):
         backend.check_memory(config.scale, config.edgefactor)
     except Graph500Error as refusal:
         if config.memory_check:
-            raise
+            raise Graph500Error(f"{refusal}; --ignore-memory-plan runs it anyway") from None
         if comm.rank == 0:
             print(f"graph500: warning: {refusal} (the plan is a bound; going on: --ignore-memory-plan)",
                   file=sys.stderr)

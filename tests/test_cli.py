@@ -247,7 +247,9 @@ def test_validate_bad_input_exits_2_with_one_line(capsys, tmp_path, problem):
     (["--edgefactor", "0"], "edgefactor must be"),
     (["--seed1", "-1"], "seed1 must be"),
     (["--seed2", str(2**64)], "seed2 must be"),
-    (["--scale", "40"], "GiB of memory"),
+    (["--scale", "40"], "GiB of memory; "),  # the memory needed, the largest SCALE that fits and the way past
+    (["--scale", "40"], "is available (the largest SCALE that fits here is "),
+    (["--scale", "40"], "; --ignore-memory-plan runs it anyway\n"),
     (["--roots", "0"], "--roots must be"),
     (["--bfs", "no-such-kernel"], "no bfs kernel"),
     (["--scale", "2", "--edgefactor", "1"], "too few for 64"),

@@ -181,6 +181,14 @@ def test_a_run_on_open_mpi_ranks_checks_their_librarys_memory_too(monkeypatch):
     assert str(refused.value).endswith("(the largest SCALE that fits here is 21)")
 
 
+def test_one_process_refused_names_the_largest_scale_its_memory_fits(monkeypatch):
+    at_22 = cpu_backend.memory_estimate_bytes(22, 16)
+    monkeypatch.setattr(cpu_backend, "available_memory_bytes", lambda: at_22)
+    cpu_backend.CPUBackend().check_memory(22, 16)
+    with pytest.raises(Graph500Error, match=r"GiB is available \(the largest SCALE that fits here is 22\)$"):
+        cpu_backend.CPUBackend().check_memory(23, 16)
+
+
 def _gpu_ranks_fit(scale, num_ranks, ranks_per_host, free, pinnable):
     """The multi-GPU check's own rule: each rank's device need beside the context made already within the
     tightest GPU's free memory, a host's ranks' pinned memory within the tightest host's pinnable memory."""
