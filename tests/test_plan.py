@@ -198,7 +198,7 @@ def _gpu_ranks_fit(scale, num_ranks, ranks_per_host, free, pinnable):
 
 
 @pytest.mark.parametrize("free, pinnable, bound", [
-    (int(76.1 * GIB), 400 * GIB, "gpu"),  # four H100s' free memory: SCALE 29 asks 76.9 GiB a GPU
+    (int(76.1 * GIB), 400 * GIB, "gpu"),  # four H100s' free memory: SCALE 29 asks 76.5 GiB a GPU
     (200 * GIB, 60 * GIB, "host"),
     (int(76.1 * GIB), None, "gpu"),  # a host that cannot tell its available memory
 ])

@@ -60,15 +60,15 @@ from graph500.validators.distributed import DistributedValidationGraph
 # new_label, then each kernel's (the BFS's queues, prefix sums, parents (the search's and the output) and strongest
 # neighbours; the SSSP's light ends, states, queues, stamps, prefix sums and outputs); per vertex of the whole
 # graph: the label table ``order`` (the parents' input labels; kernel 1 also allgathers new_label), then each
-# kernel's (its bitmaps (the BFS's four and its requests' two; the SSSP's requests' two), its requests' staging words
-# and send buffers (BFS 4 + 8, SSSP 8 + 12), the SSSP's gathered distances, and the receive buffers, grown to the
-# largest exchange, planned at 8 bytes a vertex). One kernel lives at a time (the harness sets the SSSP up once the
-# BFS is freed), so a pass holds the rows, the label tables and one kernel's arrays.
+# kernel's (its bitmaps, a bit a vertex each (the BFS's four and its requests' two; the SSSP's requests' two), its
+# requests' staging words and send buffers (BFS 4 + 8, SSSP 8 + 12), the SSSP's gathered distances, and the receive
+# buffers, grown to the largest exchange, planned at 8 bytes a vertex). One kernel lives at a time (the harness sets
+# the SSSP up once the BFS is freed), so a pass holds the rows, the label tables and one kernel's arrays.
 ENTRY_BYTES = 4 + 4
 OWNED_VERTEX_BYTES = 8 + 4
 GRAPH_VERTEX_BYTES = 4
 KERNEL_OWNED_BYTES = {"bfs": 4 + 4 + 8 + 4 + 4 + 4, "sssp": 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4}
-KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 1 + (4 + 8) + 8, "sssp": 1 + (8 + 12) + 4 + 8}
+KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 6 / 8 + (4 + 8) + 8, "sssp": 2 / 8 + (8 + 12) + 4 + 8}
 # The distributed validator's device bytes a distinct endpoint of the rank's tuples (the endpoints, their
 # first-endpoint counts, the owners' requested indices, a validation's fetched values and compressed parents, the
 # passes' records of a parent and a level or distance)
@@ -250,8 +250,8 @@ def whole_graph_bytes(scale):
     """The device bytes of `device_phases`' largest pass that every GPU holds for all N vertices, whatever P: the
     label tables and the kernel's bitmaps, requests' staging and send buffers (and the SSSP's gathered
     distances), and the validator's bitmap."""
-    return ((GRAPH_VERTEX_BYTES + max(KERNEL_GRAPH_VERTEX_BYTES.values())) << scale) + (
-        (VALIDATION_BITMAP_BITS << scale) // 8)
+    return int((GRAPH_VERTEX_BYTES + max(KERNEL_GRAPH_VERTEX_BYTES.values()) + VALIDATION_BITMAP_BITS / 8)
+               * (1 << scale))
 
 
 def device_memory_bytes(scale, edgefactor, num_ranks, kind):
