@@ -141,7 +141,7 @@ def test_a_run_the_memory_plan_refuses_stops_with_one_line_unless_told_to_go_on(
     monkeypatch.setattr(CPUBackend, "check_memory", refuse)
     status, out, err = _run_cli(capsys, "run", "--scale", "8", "--no-sssp", "--roots", "4")
     assert status == 2 and out == "" and err.strip().splitlines() == ["graph500: SCALE 8 needs more memory than this "
-                                                                     "host has"]
+                                                                     "host has; --ignore-memory-plan runs it anyway"]
     status, out, err = _run_cli(capsys, "run", "--scale", "8", "--no-sssp", "--roots", "4", "--ignore-memory-plan")
     assert status == 0 and "bfs  harmonic_mean_TEPS" in out
     assert "warning: SCALE 8 needs more memory than this host has" in err
