@@ -350,8 +350,12 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         return kernel_class(graph, **kernel_options(config, kernel_class), **backend.kernel_options(kernel_class))
 
     def construct():
+        backend.memory_step("kernel 1")
         graph = backend.build(src, dst, num_vertices, weights if sssp_class else None)
-        return graph, None if backend.validator_first else make_kernel(bfs_class, graph)
+        if backend.validator_first:
+            return graph, None
+        backend.memory_step("bfs set-up")
+        return graph, make_kernel(bfs_class, graph)
 
     root_list = _choose_roots(config, backend, src, dst)  # before kernel 1, which may give the edge list back
     with _progress(config, total=1, desc="construct") as bar:
@@ -359,6 +363,7 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         bar.update(1)
 
     with _progress(config, total=1, desc="validation set-up") as bar:  # long where the edge list is made again
+        backend.memory_step("validation set-up")
         validation_graph, validation_setup = slowest(comm, lambda: backend.validation_graph(
             src, dst, num_vertices, weights if sssp_class else None))
         bar.update(1)
@@ -370,12 +375,14 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         try:
             if kernel is None:  # one kernel at a time, each set up (timed, charged to construction) in its turn
                 gc.collect()  # the BFS and all it held are freed
+                backend.memory_step(f"{kind} set-up")
                 kernel, setup_time = slowest(comm, functools.partial(make_kernel, kernel_class, graph))
                 construction_time += setup_time
                 if kind == "sssp":
                     sssp_setup_time = setup_time
                 if kind == kinds[-1][0]:
                     graph = None  # the kernel holds what it searches
+            backend.memory_step(f"{kind} pass")  # its searches and validations
             root = int(root_list[0])
             warm_up_output = kernel.search(root)  # untimed
             if config.validate:

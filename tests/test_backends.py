@@ -34,3 +34,73 @@ def test_a_class_that_breaks_the_contract_is_named():
 
     assert missing_members(Partial) == ["build(self, src, dst, num_vertices)", "timed"]
     assert missing_members(CPUBackend, DistributedContract) == ["distributed", "one_rank", "blocks"]
+
+
+@pytest.mark.parametrize("validator_first, steps", [
+    (True, ["kernel 1", "validation set-up", "bfs set-up", "bfs pass", "sssp set-up", "sssp pass"]),
+    (False, ["kernel 1", "bfs set-up", "validation set-up", "bfs pass", "sssp set-up", "sssp pass"]),  # the GPUs'
+])
+def test_the_harness_names_each_step_to_the_backend_as_it_begins(monkeypatch, validator_first, steps):
+    import io
+
+    from graph500 import harness
+
+    named = []
+    monkeypatch.setattr(CPUBackend, "memory_step", lambda self, name: named.append(name))
+    monkeypatch.setattr(CPUBackend, "validator_first", validator_first)
+    config = harness.RunConfig(scale=8, num_roots=4, progress=False, energy="off")
+    assert harness.run(config, stdout=io.StringIO()) == 0
+    assert named == steps
+
+
+class _FakePool:
+    """CuPy's memory pool as `runtime.PoolHighWater` reads it: bytes in use, and held (in use and cached)."""
+
+    def __init__(self):
+        self.used, self.cached = 0, 0
+
+    def malloc(self, size):
+        taken = min(size, self.cached)
+        self.cached -= taken
+        self.used += size
+        return size
+
+    def free(self, size):
+        self.used -= size
+        self.cached += size
+
+    def used_bytes(self):
+        return self.used
+
+    def total_bytes(self):
+        return self.used + self.cached
+
+    def free_all_blocks(self):
+        self.cached = 0
+
+
+def test_the_pools_high_water_counts_each_steps_arrays_in_use(monkeypatch):
+    from types import SimpleNamespace
+
+    from graph500.kernels.gpu import runtime
+
+    pool = _FakePool()
+    fake = SimpleNamespace(get_default_memory_pool=lambda: pool, cuda=SimpleNamespace(set_allocator=lambda f: None))
+    monkeypatch.setattr(runtime, "cupy", fake)
+    pool.malloc(100)  # in use before the measurement starts
+    pool.free(100)  # cached: given back by start
+    high_water = runtime.PoolHighWater()
+    high_water.start()
+    assert (high_water.peak_bytes, high_water.step_peaks) == (0, {})
+    high_water._malloc(30)  # before any step: the high-water mark only
+    high_water.step("kernel 1")
+    high_water._malloc(50)
+    pool.free(50)
+    high_water.step("bfs pass")  # 30 in use as it begins; the cached 50 serve the next allocation
+    high_water._malloc(20)
+    high_water._malloc(10)
+    high_water.step("kernel 1")  # a step named again keeps its most
+    assert high_water.step_peaks == {"kernel 1": 80, "bfs pass": 60}
+    assert high_water.peak_bytes == 80  # held: the 50 freed stayed cached
+    assert high_water.step_fields() == {"device_arrays_bytes_kernel_1": 80, "device_arrays_bytes_bfs_pass": 60}
+    assert high_water.step_fields(lambda used: 2 * used)["device_arrays_bytes_kernel_1"] == 160  # over the ranks

@@ -169,6 +169,7 @@ def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks,
     # pytest process's context and pool on the first GPU, after the suite's one-GPU tests)
     planned_arrays = extensions["device_memory_estimate_bytes"] - gpu_distributed.context_bytes(num_ranks)
     assert 0 < extensions["device_memory_pool_peak_bytes"] <= planned_arrays
+    assert 0 < extensions["device_arrays_bytes_sssp_pass"] <= planned_arrays  # the largest rank's
 
 
 FAULTY_GPU_RUN = """

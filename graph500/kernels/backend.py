@@ -31,6 +31,10 @@ class Backend(Protocol):
     def check_memory(self, scale, edgefactor):
         """Refuse (Graph500Error), before anything is generated, a run that would not fit."""
 
+    def memory_step(self, name):
+        """The run's step ``name`` begins ("kernel 1", "validation set-up", "bfs set-up", "bfs pass", "sssp set-up",
+        "sssp pass"): a backend that measures its memory by step reports the most each used (`describe`)."""
+
     def kernel_options(self, kernel_class):
         """Constructor options the backend's memory plan sets for ``kernel_class``."""
 

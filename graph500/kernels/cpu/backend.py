@@ -123,6 +123,10 @@ class CPUBackend:
         """PCI bus ids of the GPUs whose energy this run draws (None: every GPU NVML sees)."""
         return None
 
+    def memory_step(self, name):
+        """The run's step ``name`` begins (GPU backends measure their memory by step; a CPU run reports its
+        resident peak only)."""
+
     def check_memory(self, scale, edgefactor):
         needed = memory_estimate_bytes(scale, edgefactor)
         available = available_memory_bytes()

@@ -159,8 +159,13 @@ class GPUBackend:
             facts["device_memory_peak_bytes"] = self._high_water.peak_bytes + outside_pool
             facts["device_memory_pool_peak_bytes"] = self._high_water.peak_bytes
             facts["device_memory_estimate_bytes"] = self._estimate
+            facts.update(self._high_water.step_fields())
             facts["validation_tuples"] = "device" if self._validation_on_device else "host"
         return facts
+
+    def memory_step(self, name):
+        """The run's step ``name`` begins: the bytes its arrays use at most are reported by step (`describe`)."""
+        self._high_water.step(name)
 
     def energy_devices(self):
         """PCI bus ids of the GPUs whose energy this run draws: the current CUDA device."""

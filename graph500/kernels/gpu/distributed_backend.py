@@ -320,7 +320,13 @@ class DistributedGPUBackend(DistributedBackend):
                                                                         "max")
             described["device_memory_pool_peak_bytes"] = self.comm.allreduce(self._high_water.peak_bytes, "max")
             described["device_memory_estimate_bytes"] = self._estimate
+            # the largest rank's, step by step (every rank names the same steps)
+            described.update(self._high_water.step_fields(lambda used: self.comm.allreduce(used, "max")))
         return described
+
+    def memory_step(self, name):
+        """The run's step ``name`` begins on every rank: each reports the bytes its arrays use at most by step."""
+        self._high_water.step(name)
 
     def energy_devices(self):
         """PCI bus ids of the GPUs whose energy this rank draws: its own."""

@@ -265,28 +265,49 @@ class _RegisteredPages:
 
 
 class PoolHighWater:
-    """The most bytes CuPy's default memory pool has held since `start`, by wrapping its allocator.
+    """The most bytes CuPy's default memory pool has held since `start`, by wrapping its allocator; and the most
+    its arrays have used in each step a run names (`step`).
 
     The pool keeps freed blocks for reuse, so what it holds (``total_bytes``)
     is the device memory CuPy has taken from the driver; its maximum is the
     run's high-water mark apart from the CUDA context and loaded modules.
+    What its arrays use (``used_bytes``) is what the memory plan's phases
+    count: ``step_peaks`` keeps its maximum per step.
     """
 
     def __init__(self):
         self.pool = cupy.get_default_memory_pool()
         self.peak_bytes = self.pool.total_bytes()
+        self.step_peaks = {}
+        self._step = None
 
     def start(self):
         """Measure from now, from what is in use (the pool's cached free blocks are given back first)."""
         self.pool.free_all_blocks()
         self.peak_bytes = self.pool.total_bytes()
+        self.step_peaks, self._step = {}, None
         cupy.cuda.set_allocator(self._malloc)
+
+    def step(self, name):
+        """Count what the arrays use from now towards step ``name`` (the arrays alive now to begin with)."""
+        self._step = name
+        self.step_peaks[name] = max(self.step_peaks.get(name, 0), self.pool.used_bytes())
+
+    def step_fields(self, over_ranks=None):
+        """The steps' peaks as a record's fields, ``device_arrays_bytes_<step>`` (``bfs pass`` ->
+        ``device_arrays_bytes_bfs_pass``); ``over_ranks``: a rank's peak -> the largest rank's (collective)."""
+        return {"device_arrays_bytes_" + name.replace(" ", "_").replace("-", "_"): over_ranks(used) if over_ranks
+                else used for name, used in self.step_peaks.items()}
 
     def _malloc(self, size):
         pointer = self.pool.malloc(size)
         held = self.pool.total_bytes()
         if held > self.peak_bytes:
             self.peak_bytes = held
+        if self._step is not None:
+            used = self.pool.used_bytes()
+            if used > self.step_peaks[self._step]:
+                self.step_peaks[self._step] = used
         return pointer
 
 
