@@ -56,6 +56,7 @@ from graph500 import energy, kernels, run_report
 from graph500.comm import slowest, world
 from graph500.errors import INTERRUPTED_STATUS, Graph500Error, ValidationError, is_interrupt
 from graph500.generators import kronecker, roots as roots_module
+from graph500.kernels.backend import step_field
 from graph500.validators import validate_bfs, validate_sssp
 from graph500.warm_up import warm_up
 
@@ -175,6 +176,50 @@ def peak_resident_bytes():
     """This process's peak resident memory so far (``ru_maxrss``: KiB on Linux, bytes on macOS)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024
+
+
+class ResidentSteps:
+    """This process's peak resident memory by step of a run (`step`), as the memory plan's phases count it: Linux's
+    high-water mark (``VmHWM``) read as a step ends, then reset to the resident size of the moment for the next
+    (writing 5 to ``/proc/self/clear_refs``). The reset also resets ``ru_maxrss``, so the run's peak (`peak`) is the
+    most of every reading. Where the system has no such reset, no step is measured and the peak is ``ru_maxrss``."""
+
+    def __init__(self, status="/proc/self/status", clear_refs="/proc/self/clear_refs"):
+        self._status, self._clear_refs = status, clear_refs
+        self.step_peaks = {}
+        self._step = None
+        self._peak = 0  # the most of every reading so far
+        self.measured = self._read_and_reset() is not None
+
+    def step(self, name):
+        """Step ``name`` begins: the one before ends (its peak kept; a step named again keeps its most)."""
+        if not self.measured:
+            return
+        peak = self._read_and_reset()
+        if self._step is not None:
+            self.step_peaks[self._step] = max(self.step_peaks.get(self._step, 0), peak)
+        self._step = name
+
+    def finish(self):
+        """The last step ends. The steps' peaks, ``{name: bytes}`` (empty where not measured)."""
+        self.step(None)
+        return self.step_peaks
+
+    def peak(self):
+        """The run's peak resident bytes."""
+        return max(self._peak, peak_resident_bytes())
+
+    def _read_and_reset(self):
+        """The high-water mark since the last reset (bytes), then reset; None where either cannot be done."""
+        try:
+            with open(self._status) as status:
+                kib = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+            with open(self._clear_refs, "w") as clear_refs:
+                clear_refs.write("5")
+        except (OSError, StopIteration, ValueError, IndexError):
+            return None
+        self._peak = max(self._peak, kib * 1024)
+        return kib * 1024
 
 
 def _kernel_class(kind, backend, name):
@@ -335,8 +380,15 @@ def _preflight(config, comm):
 def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, energy_run):
     """The protocol once the run's parameters, partition, memory and energy meters are known to be good."""
     num_vertices = 1 << config.scale
+    resident = ResidentSteps()
+
+    def step(name):  # memory measured by step: this process's resident, and the backend's own (a GPU's arrays)
+        resident.step(name)
+        backend.memory_step(name)
+
     energy_run.measure_idle()
     _warm_up(config, backend, comm, bfs_class, sssp_class)
+    step("generation")
 
     with _progress(config, total=config.edgefactor << config.scale, desc="generate", unit="edge", unit_scale=True) as bar:
         if config.generator == "rmat":
@@ -350,11 +402,11 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         return kernel_class(graph, **kernel_options(config, kernel_class), **backend.kernel_options(kernel_class))
 
     def construct():
-        backend.memory_step("kernel 1")
+        step("kernel 1")
         graph = backend.build(src, dst, num_vertices, weights if sssp_class else None)
         if backend.validator_first:
             return graph, None
-        backend.memory_step("bfs set-up")
+        step("bfs set-up")
         return graph, make_kernel(bfs_class, graph)
 
     root_list = _choose_roots(config, backend, src, dst)  # before kernel 1, which may give the edge list back
@@ -363,7 +415,7 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         bar.update(1)
 
     with _progress(config, total=1, desc="validation set-up") as bar:  # long where the edge list is made again
-        backend.memory_step("validation set-up")
+        step("validation set-up")
         validation_graph, validation_setup = slowest(comm, lambda: backend.validation_graph(
             src, dst, num_vertices, weights if sssp_class else None))
         bar.update(1)
@@ -375,14 +427,14 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         try:
             if kernel is None:  # one kernel at a time, each set up (timed, charged to construction) in its turn
                 gc.collect()  # the BFS and all it held are freed
-                backend.memory_step(f"{kind} set-up")
+                step(f"{kind} set-up")
                 kernel, setup_time = slowest(comm, functools.partial(make_kernel, kernel_class, graph))
                 construction_time += setup_time
                 if kind == "sssp":
                     sssp_setup_time = setup_time
                 if kind == kinds[-1][0]:
                     graph = None  # the kernel holds what it searches
-            backend.memory_step(f"{kind} pass")  # its searches and validations
+            step(f"{kind} pass")  # its searches and validations
             root = int(root_list[0])
             warm_up_output = kernel.search(root)  # untimed
             if config.validate:
@@ -407,7 +459,9 @@ def _run_checked(config, stdout, log, comm, backend, bfs_class, sssp_class, ener
         "validation": "passed" if config.validate else "skipped (results are not official)",
         "validation_setup_time": validation_setup,
         **({"sssp_setup_time": sssp_setup_time} if sssp_setup_time is not None else {}),  # in construction_time
-        "host_memory_peak_bytes": comm.allreduce(peak_resident_bytes(), "max"),  # the largest rank's
+        **{step_field("host_memory_bytes_", name): comm.allreduce(peak, "max")  # the largest rank's, by step
+           for name, peak in resident.finish().items()},
+        "host_memory_peak_bytes": comm.allreduce(resident.peak(), "max"),  # the largest rank's
     }
     stdout.write(run_report.official_block(
         scale=config.scale, edgefactor=config.edgefactor, nbfs=len(root_list),

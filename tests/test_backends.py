@@ -1,6 +1,8 @@
 """The backend contract (graph500.kernels.backend): every backend class conforms, with no GPU needed (the
 classes are checked, not instances), and a class that breaks the contract is named with what it lacks."""
 
+import sys
+
 import pytest
 
 from graph500.distributed import DistributedBackend
@@ -37,8 +39,8 @@ def test_a_class_that_breaks_the_contract_is_named():
 
 
 @pytest.mark.parametrize("validator_first, steps", [
-    (True, ["kernel 1", "validation set-up", "bfs set-up", "bfs pass", "sssp set-up", "sssp pass"]),
-    (False, ["kernel 1", "bfs set-up", "validation set-up", "bfs pass", "sssp set-up", "sssp pass"]),  # the GPUs'
+    (True, ["generation", "kernel 1", "validation set-up", "bfs set-up", "bfs pass", "sssp set-up", "sssp pass"]),
+    (False, ["generation", "kernel 1", "bfs set-up", "validation set-up", "bfs pass", "sssp set-up", "sssp pass"]),
 ])
 def test_the_harness_names_each_step_to_the_backend_as_it_begins(monkeypatch, validator_first, steps):
     import io
@@ -104,3 +106,32 @@ def test_the_pools_high_water_counts_each_steps_arrays_in_use(monkeypatch):
     assert high_water.peak_bytes == 80  # held: the 50 freed stayed cached
     assert high_water.step_fields() == {"device_arrays_bytes_kernel_1": 80, "device_arrays_bytes_bfs_pass": 60}
     assert high_water.step_fields(lambda used: 2 * used)["device_arrays_bytes_kernel_1"] == 160  # over the ranks
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the high-water mark's reset is Linux's")
+def test_each_step_keeps_the_resident_peak_reached_while_it_ran():
+    import numpy as np
+
+    from graph500.harness import ResidentSteps, peak_resident_bytes
+
+    resident = ResidentSteps()
+    assert resident.measured
+    resident.step("large")
+    large = np.ones(2**25)  # 256 MiB, touched
+    del large
+    resident.step("small")
+    small = np.ones(2**20)
+    del small
+    peaks = resident.finish()
+    assert list(peaks) == ["large", "small"]
+    assert peaks["large"] > peaks["small"] + 200 * 2**20  # the reset between them forgot the large array
+    assert resident.peak() >= peaks["large"] and resident.peak() >= peak_resident_bytes()
+
+
+def test_without_the_high_water_marks_reset_no_step_is_measured(tmp_path):
+    from graph500.harness import ResidentSteps, peak_resident_bytes
+
+    resident = ResidentSteps(status=tmp_path / "status", clear_refs=tmp_path / "clear_refs")  # neither exists
+    resident.step("kernel 1")
+    assert not resident.measured and resident.finish() == {}
+    assert resident.peak() == peak_resident_bytes()

@@ -44,7 +44,13 @@ def test_run_on_fixture_graph_reports_the_reference_nedge_lines(capsys, tmp_path
     assert ours["device"] == f"{cpu_model()}, {numba.get_num_threads()} Numba threads"
     record = json.loads(record_path.read_text())
     assert len(record["roots"]) == 64 and len(record["bfs"]["times"]) == 64
-    assert 2**26 < record["extensions"]["host_memory_peak_bytes"] < 2**34  # this process's peak resident memory
+    extensions = record["extensions"]
+    assert 2**26 < extensions["host_memory_peak_bytes"] < 2**34  # this process's peak resident memory
+    steps = {name: value for name, value in extensions.items() if name.startswith("host_memory_bytes_")}
+    if sys.platform.startswith("linux"):  # the peak of each step, the run's the most of them or before
+        assert [name[len("host_memory_bytes_"):] for name in steps] == [
+            "generation", "kernel_1", "validation_set_up", "bfs_set_up", "bfs_pass", "sssp_set_up", "sssp_pass"]
+        assert 0 < min(steps.values()) and max(steps.values()) <= extensions["host_memory_peak_bytes"]
     assert record["roots"] == np.loadtxt(DATA / f"{name}.roots", dtype=int).tolist()
 
 

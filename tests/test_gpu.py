@@ -782,7 +782,7 @@ def test_harness_runs_on_the_gpu(tmp_path, monkeypatch, tuples_on_device):
     assert 0 < extensions["device_memory_peak_bytes"] <= extensions["device_memory_estimate_bytes"]
     steps = {name: value for name, value in extensions.items() if name.startswith("device_arrays_bytes_")}
     assert [name[len("device_arrays_bytes_"):] for name in steps] == [  # what the arrays used at most, by step
-        "kernel_1", "bfs_set_up", "validation_set_up", "bfs_pass", "sssp_set_up", "sssp_pass"]
+        "generation", "kernel_1", "bfs_set_up", "validation_set_up", "bfs_pass", "sssp_set_up", "sssp_pass"]
     assert 0 < max(steps.values()) <= extensions["device_memory_pool_peak_bytes"]
     assert re.search(r"bfs  harmonic_mean_TEPS:\s+!\s+\d", report)
     assert re.search(r"sssp harmonic_mean_TEPS:\s+!\s+\d", report)

@@ -32,8 +32,9 @@ class Backend(Protocol):
         """Refuse (Graph500Error), before anything is generated, a run that would not fit."""
 
     def memory_step(self, name):
-        """The run's step ``name`` begins ("kernel 1", "validation set-up", "bfs set-up", "bfs pass", "sssp set-up",
-        "sssp pass"): a backend that measures its memory by step reports the most each used (`describe`)."""
+        """The run's step ``name`` begins ("generation", "kernel 1", "validation set-up", "bfs set-up", "bfs pass",
+        "sssp set-up", "sssp pass"): a backend that measures its memory by step reports the most each used
+        (`describe`, fields named by `step_field`)."""
 
     def kernel_options(self, kernel_class):
         """Constructor options the backend's memory plan sets for ``kernel_class``."""
@@ -75,6 +76,12 @@ class DistributedContract(Backend, Protocol):
 
     def blocks(self, num_vertices):
         """The vertex partition over the ranks (Graph500Error where a rank would own none)."""
+
+
+def step_field(prefix, step):
+    """The record field of a run step's measure: ``prefix`` and the step's name in snake case (``bfs set-up`` ->
+    ``<prefix>bfs_set_up``)."""
+    return prefix + step.replace(" ", "_").replace("-", "_")
 
 
 def missing_members(cls, contract=Backend):

@@ -26,6 +26,7 @@ import numpy as np
 
 from graph500.compiled import cuda_kernel
 from graph500.errors import Graph500Error
+from graph500.kernels.backend import step_field
 
 try:
     import cupy
@@ -296,8 +297,8 @@ class PoolHighWater:
     def step_fields(self, over_ranks=None):
         """The steps' peaks as a record's fields, ``device_arrays_bytes_<step>`` (``bfs pass`` ->
         ``device_arrays_bytes_bfs_pass``); ``over_ranks``: a rank's peak -> the largest rank's (collective)."""
-        return {"device_arrays_bytes_" + name.replace(" ", "_").replace("-", "_"): over_ranks(used) if over_ranks
-                else used for name, used in self.step_peaks.items()}
+        return {step_field("device_arrays_bytes_", name): over_ranks(used) if over_ranks else used
+                for name, used in self.step_peaks.items()}
 
     def _malloc(self, size):
         pointer = self.pool.malloc(size)
