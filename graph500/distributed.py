@@ -78,14 +78,13 @@ class DistributedBackend(CPUBackend):
             total = len(on_host) * memory_estimate_bytes(scale, edgefactor, self.comm.size, len(on_host), library)
             available = on_host[0]
             if available is not None and total > available:
-                from graph500.plan import largest_scale  # the plan's model (plan imports this module)
+                from graph500.plan import fits_here, largest_scale  # the plan's model (plan imports this module)
 
                 largest = largest_scale(edgefactor, self.comm.size, len(on_host), "cpu", available, None, library)
                 raise Graph500Error(
                     f"SCALE {scale} with edgefactor {edgefactor} on {self.comm.size} ranks needs about "
                     f"{total / 2**30:.1f} GiB on host {host} ({len(on_host)} ranks there); "
-                    f"{available / 2**30:.1f} GiB is available (the largest SCALE that fits here is "
-                    f"{largest or 'none'})")
+                    f"{available / 2**30:.1f} GiB is available {fits_here(largest)}")
 
     def generate(self, scale, edgefactor, seed1, seed2, progress=None):
         """This rank's slice of the reference's edge list ``(src, dst, weights)`` (`partition.tuple_range`), its

@@ -91,11 +91,16 @@ def largest_scale(edgefactor, ranks, ranks_per_host, backend, host_memory, gpu_m
             plan = memory_plan(scale, edgefactor, ranks, ranks_per_host, backend, mpi_library)
         except Graph500Error:  # too small a graph for this many ranks
             continue
-        if plan["bytes_per_host"] > (host_memory or float("inf")) or \
-                plan.get("bytes_per_gpu", 0) > (gpu_memory or float("inf")):
+        if (host_memory is not None and plan["bytes_per_host"] > host_memory) or \
+                (gpu_memory is not None and plan.get("bytes_per_gpu", 0) > gpu_memory):
             break
         largest = scale
     return largest
+
+
+def fits_here(largest):
+    """A memory refusal's close: the largest SCALE that fits (`largest_scale`; 0: none)."""
+    return f"(the largest SCALE that fits here is {largest or 'none'})"
 
 
 def plan_text(plan):

@@ -131,13 +131,12 @@ class CPUBackend:
         needed = memory_estimate_bytes(scale, edgefactor)
         available = available_memory_bytes()
         if available is not None and needed > available:
-            from graph500.plan import largest_scale  # the plan's model (plan imports this module)
+            from graph500.plan import fits_here, largest_scale  # the plan's model (plan imports this module)
 
             largest = largest_scale(edgefactor, 1, None, "cpu", available, None)
             raise Graph500Error(
                 f"SCALE {scale} with edgefactor {edgefactor} needs about {needed / 2**30:.1f} GiB "
-                f"of memory; {available / 2**30:.1f} GiB is available (the largest SCALE that fits here is "
-                f"{largest or 'none'})"
+                f"of memory; {available / 2**30:.1f} GiB is available {fits_here(largest)}"
             )
 
     def kernel_options(self, kernel_class):

@@ -146,6 +146,7 @@ class DistributedDirectionOptimizingBFS:
         self._sums_first = self._state_first + SMALL_STATE
         self._root_slot = self._sums_first + SUMMED_COUNTERS  # a captured start's root, plus one
         self._counters = runtime.DeviceCounters(self._root_slot + 1)
+        self._root_counter = self._counters.device[self._root_slot:]  # its one word, a view made once
         self._root_pinned = cupy.cuda.alloc_pinned_memory(8)  # the key's label a rank stages for the start
         self._root_staging = np.frombuffer(self._root_pinned, dtype=np.uint64, count=1)
         self._small_state = self._counters.device[self._state_first:self._sums_first]
@@ -256,16 +257,15 @@ class DistributedDirectionOptimizingBFS:
         state on the device as well."""
         graph, counters = self.graph, self._counters.device
         captured = root is None
-        root_slot = counters[self._root_slot:self._root_slot + 1]
         if captured:
-            self.comm.allreduce(root_slot, "sum", out=root_slot)  # one rank staged its label, the others zero
+            self.comm.allreduce(self._root_counter, "sum", out=self._root_counter)  # one rank staged it, others 0
             parent = self._parent
         start = runtime.kernel("bfs", "start_search")
         start((runtime.persistent_blocks(start, THREADS, graph.num_local),), (THREADS,),
               (i32(-1 if captured else root), i64(graph.first_vertex), i64(graph.num_local),
                i64(0 if graph.order is not None else graph.num_local), i32(self._visited.shape[0]),
                self._never_searched, graph.offsets, u32(HUB_DEGREE), parent, self._visited,
-               self._queues[queue_index], counters, root_slot if captured else runtime.NULL))
+               self._queues[queue_index], counters, self._root_counter if captured else runtime.NULL))
         if captured:
             self._begin_small_levels(0, 0, self._num_edges, counts_on_device=True)
             for k in range(self.graph_levels):
@@ -284,7 +284,7 @@ class DistributedDirectionOptimizingBFS:
         the graph's labels, levels run, size, edges, unexplored)`` after one read."""
         stream = cupy.cuda.get_current_stream()
         self._root_staging[0] = self._root_labels.local(root) + 1  # zero where another rank owns the key
-        cupy.cuda.runtime.memcpyAsync(self._counters.device[self._root_slot:].data.ptr,
+        cupy.cuda.runtime.memcpyAsync(self._root_counter.data.ptr,
                                       self._root_staging.ctypes.data, 8, cupy.cuda.runtime.memcpyHostToDevice,
                                       stream.ptr)
         self._start_graphs[self._queue_index()].launch()

@@ -41,6 +41,7 @@ with each rank's graph and searches on its GPU:
 - Energy: NVML on each rank's own GPU, summed over the ranks.
 """
 
+import collections
 import socket
 
 import numpy as np
@@ -52,7 +53,7 @@ from graph500.kernels.gpu import backend as single_gpu, build as gpu_build, gene
 from graph500.kernels.gpu.runtime import cupy
 from graph500.kernels.graph import PartitionedGraph
 from graph500.partition import tuple_range
-from graph500.plan import largest_scale
+from graph500.plan import fits_here, largest_scale
 from graph500.validators.common import TUPLE_CHUNK as TUPLE_CHUNK_VALIDATION
 from graph500.validators.distributed import DistributedValidationGraph
 
@@ -267,7 +268,7 @@ def device_memory_bytes(scale, edgefactor, num_ranks, kind):
 def largest_fitting_scale(edgefactor, num_ranks, reports):
     """The largest SCALE whose plan fits the tightest host and GPU of a run (0: none); ``reports``: each rank's
     ``(host, device, free device bytes, pinnable host bytes or None)``, as `check_memory` gathers them."""
-    ranks_per_host = max(sum(report[0] == host for report in reports) for host, *_ in reports)
+    ranks_per_host = max(collections.Counter(report[0] for report in reports).values())
     pinnable = [report[3] for report in reports if report[3] is not None]
     host_memory = min(pinnable) / single_gpu.PINNABLE_SHARE if pinnable else None
     gpu_memory = min(report[2] for report in reports) + single_gpu.CONTEXT_BYTES  # the plan counts the context
@@ -355,8 +356,8 @@ class DistributedGPUBackend(DistributedBackend):
         self._high_water.start()  # also where the run goes on refused (--ignore-memory-plan)
         if short:
             raise Graph500Error(f"SCALE {scale} with edgefactor {edgefactor} on {self.comm.size} GPUs: "
-                                + "; ".join(short) + f" (the largest SCALE that fits here is "
-                                f"{largest_fitting_scale(edgefactor, self.comm.size, reports) or 'none'})")
+                                + "; ".join(short) + " "
+                                + fits_here(largest_fitting_scale(edgefactor, self.comm.size, reports)))
 
     def kernel_options(self, kernel_class):
         """Constructor options of a run, as on one GPU (no ``row_copy``)."""
