@@ -114,7 +114,8 @@ from graph500.kernels.gpu import distributed_backend, requests
 from graph500.kernels.gpu.bfs_distributed import DistributedDirectionOptimizingBFS
 if int(sys.argv[1]):
     requests.BLIND_CAPACITY, requests.WIDTH_MARGIN, requests.WIDTH_GRAIN = int(sys.argv[1]), 0.5, 8
-    DistributedDirectionOptimizingBFS.__init__.__kwdefaults__["beta"] = float("inf")  # bottom-up to the end
+    DistributedDirectionOptimizingBFS.__init__.__kwdefaults__.update(  # bottom-up to the end, claims past the part
+        beta=float("inf"), blind_capacity=int(sys.argv[1]))
 if int(sys.argv[2]):
     distributed_backend.on_device_exchange_bytes = lambda *arguments: float("inf")
     distributed_backend.validation_on_device_bytes = lambda *arguments: float("inf")
@@ -146,10 +147,11 @@ def one_gpu_record(tmp_path_factory):
 def test_gpu_ranks_search_the_one_gpu_graph(one_gpu_record, tmp_path, num_ranks, capacity, host_exchange):
     """Same roots and nedge as one GPU (a one-rank run), every tree valid, the multi-GPU kernels; 3 ranks: blocks
     of unequal size; a blind part of 8 requests: the SSSP's large exchanges' parts wide (each pair's width from its
-    last exchange, a part a peer on 3 ranks), most exchanges with a rest sent in a second exchange, and the BFS
-    stays bottom-up to the end once bottom-up (infinite beta: several levels a read); kernel 1's
-    received tuples in host memory: the slice given back as it is sent and generated again for validation, and the
-    validator's tuples read from mapped host memory (else from device memory)."""
+    last exchange, a part a peer on 3 ranks), most exchanges with a rest sent in a second exchange, the BFS's
+    top-down levels' claims past 8 too, and the BFS stays bottom-up to the end once bottom-up (infinite beta:
+    several levels a read); kernel 1's received tuples in host memory: the slice given back as it is sent and
+    generated again for validation, and the validator's tuples read from mapped host memory (else from device
+    memory)."""
     if visible_gpus() < num_ranks:
         pytest.skip(f"needs {num_ranks} GPUs")
     fields, record = _gpu_run(num_ranks, tmp_path, capacity, host_exchange)

@@ -52,9 +52,11 @@ on two GPUs at SCALE 27, a noisy median); ``small_edges``
 claims always fit it); ``graph_levels`` (GRAPH_LEVELS 2: captured levels
 launched per read, small top-down ones (and bottom-up ones to the end); one
 that does not run still costs its empty exchange: 2 was 1.04x 4 on two GPUs
-at SCALE 27); ``blind_capacity``
-(`requests.BLIND_CAPACITY` 2^16 a rank: 2^19 and 2^21 were 1.01-1.05x,
-within the noise, and the blind buffers grow with the ranks);
+at SCALE 27); ``blind_capacity`` (the claims sent each rank blind in a
+top-down level; default BLIND_REQUESTS 2^21 over the ranks, at least
+SMALL_LEVEL_EDGES: a top-down level that holds a hub, half the searches,
+sends past 2^16 a rank and pays a second exchange and read, while 2^21
+requests are 16 MB of receive buffers a rank however many ranks);
 ``trace`` (per level: direction, frontier, its edges and the most one rank
 holds, the edges scanned and the most one rank scanned, seconds of compute
 and exchange from CUDA events; off when timed).
@@ -80,11 +82,18 @@ from graph500.kernels.graph import PartitionedGraph, RootLabels, whole_graph_par
 
 SEVERAL_ALPHA = 300.0  # the switch to bottom-up on several GPUs (the one-GPU kernel's ALPHA is 30)
 SMALL_LEVEL_EDGES = requests.BLIND_CAPACITY
+BLIND_REQUESTS = 1 << 21  # the claims a rank receives blind in a level, over every rank (`blind_capacity`)
 GRAPH_LEVELS = 2
 # bfs.cu's small-level state
 SMALL_STOPPED, SMALL_LEVELS, SMALL_UNEXPLORED, SMALL_GLOBAL_SIZE, SMALL_GLOBAL_EDGES = 1, 2, 3, 5, 6
 SMALL_STATE = 8
 SUMMED_COUNTERS = SCANNED_EDGES + 1  # a bottom-up level's counters summed over the ranks on the device
+
+
+def blind_part(num_ranks, capacity=None):
+    """The claims a rank sends each rank blind in a top-down level: ``capacity``, or BLIND_REQUESTS shared out
+    over the ranks, never fewer than a captured small level sends."""
+    return int(capacity) if capacity is not None else max(SMALL_LEVEL_EDGES, BLIND_REQUESTS // num_ranks)
 
 
 def device_part(graph, kernel_name):
@@ -106,7 +115,7 @@ class DistributedDirectionOptimizingBFS:
 
     def __init__(self, graph, *, alpha=SEVERAL_ALPHA, beta=BETA, small_switch_back=True, gamma=GAMMA,
                  short_scan=SHORT_SCAN, row_copy=True, interleaved_rows=True, small_edges=SMALL_LEVEL_EDGES,
-                 graph_levels=GRAPH_LEVELS, blind_capacity=requests.BLIND_CAPACITY, trace=False):
+                 graph_levels=GRAPH_LEVELS, blind_capacity=None, trace=False):
         self.graph = graph = device_part(graph, self.name)
         self.comm = comm = graph.comm
         self.alpha, self.beta = float(alpha), float(beta)
@@ -152,7 +161,7 @@ class DistributedDirectionOptimizingBFS:
         self._small_state = self._counters.device[self._state_first:self._sums_first]
         # claims of other blocks' vertices: parents staged per vertex (int32 bits), sent to their owners
         self._requests = OwnerRequests(comm, graph.blocks, np.uint32, 0, self._counters, NUM_COUNTERS,
-                                       int(blind_capacity)) if several else None
+                                       blind_part(comm.size, blind_capacity)) if several else None
         self._queues = (self._queue, self._next_queue)
         # small top-down levels as CUDA graphs: several ranks, the parents in one array for every search
         self.small_edges = min(int(small_edges), self._requests.capacity) if several else 0
