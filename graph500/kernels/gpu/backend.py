@@ -64,13 +64,16 @@ CONTEXT_BYTES = 640 << 20  # the CUDA context and the loaded modules: 0.51-0.55 
 PINNABLE_SHARE = 0.9
 
 
-def device_memory_plan(scale, edgefactor):
+def device_memory_plan(scale, edgefactor, tuples_on_device=False):
     """Device bytes of a run's phases, CUDA context apart: ``{"construction", "bfs pass", "sssp pass"}``: kernel
     1 at work; then the graph, one kernel's state (the harness sets the SSSP up once the BFS is freed) and the
-    validator's arrays and chunk."""
+    validator's arrays and its chunks of the tuples, or with ``tuples_on_device`` its copy of the edge list, read
+    in place."""
     num_vertices, num_tuples = 1 << scale, edgefactor << scale
     graph = num_tuples * GRAPH_BYTES + num_vertices * (OFFSET_BYTES + gpu_build.LABEL_TABLE_BYTES)
-    validation = num_vertices * VALIDATION_VERTEX_BYTES + min(num_tuples, TUPLE_CHUNK) * VALIDATION_CHUNK_TUPLE_BYTES
+    tuples = (num_tuples * EDGE_LIST_BYTES if tuples_on_device
+              else min(num_tuples, TUPLE_CHUNK) * VALIDATION_CHUNK_TUPLE_BYTES)
+    validation = num_vertices * VALIDATION_VERTEX_BYTES + tuples
     return {
         "construction": gpu_build.build_memory_bytes(num_tuples, num_vertices, weighted=True, degree_ordered=True),
         "bfs pass": graph + int(num_vertices * BFS_STATE_BYTES) + validation,
@@ -85,11 +88,9 @@ def memory_estimate_bytes(scale, edgefactor):
 
 def validation_on_device_bytes(scale, edgefactor):
     """The device memory a GPU needs (context counted) for the validator to keep a copy of the edge list on it
-    (`EDGE_LIST_BYTES` a tuple, in both passes): its passes then read the tuples at the device's speed, where
-    from pinned host memory they cross the bus every tree."""
-    plan = device_memory_plan(scale, edgefactor)
-    tuples = (edgefactor << scale) * EDGE_LIST_BYTES
-    return max(plan["construction"], plan["bfs pass"] + tuples, plan["sssp pass"] + tuples) + CONTEXT_BYTES
+    (`EDGE_LIST_BYTES` a tuple, in both passes, in place of its chunks): its passes then read the tuples at the
+    device's speed, where from pinned host memory they cross the bus every tree."""
+    return max(device_memory_plan(scale, edgefactor, tuples_on_device=True).values()) + CONTEXT_BYTES
 
 
 def host_memory_bytes(scale, edgefactor):

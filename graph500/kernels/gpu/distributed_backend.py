@@ -142,12 +142,10 @@ def kernel1_on_device_bytes(scale, edgefactor, num_ranks):
 def validation_on_device_bytes(scale, edgefactor, num_ranks):
     """The device memory a GPU of ``num_ranks`` needs (context and NCCL counted) for the validator to keep its
     relabelled tuples and their weights on it (`RELABELLED_TUPLE_BYTES` and 4 a tuple of the rank's slice, in both
-    passes): its passes then read them at the device's speed, where from pinned host memory they cross the bus
+    passes, in place of its chunks): its passes then read them at the device's speed, where from pinned host memory they cross the bus
     every tree."""
-    phases = device_phases(scale, edgefactor, num_ranks)
-    tuples = planned_slice_tuples(scale, edgefactor, num_ranks) * (RELABELLED_TUPLE_BYTES + 4)
-    return max(max(phases.values()), phases["bfs pass"] + tuples, phases["sssp pass"] + tuples) + context_bytes(
-        num_ranks)
+    phases = device_phases(scale, edgefactor, num_ranks, tuples_on_device=True)
+    return max(phases.values()) + context_bytes(num_ranks)
 
 
 def exchange_tuples(device_comm, host_comm, blocks, src, dst, weights, on_device, release=None):
@@ -232,15 +230,17 @@ def memory_needs(scale, edgefactor, num_ranks):
     return max(exchange, validation), max(device_phases(scale, edgefactor, num_ranks).values())
 
 
-def device_phases(scale, edgefactor, num_ranks):
+def device_phases(scale, edgefactor, num_ranks, tuples_on_device=False):
     """Device bytes of one rank's phases, CUDA context apart: ``{"exchange", "construction", "bfs pass",
     "sssp pass"}``: kernel 1's exchange chunk, then its row build; each pass's kernel (`device_memory_bytes`) and
-    the validator's per-vertex arrays and chunk."""
+    the validator's per-vertex arrays and its chunks of the tuples, or with ``tuples_on_device`` its relabelled
+    copy of the slice and its weights, read in place."""
     num_vertices = 1 << scale
     slice_tuples = planned_slice_tuples(scale, edgefactor, num_ranks)
     validation = (validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES
                   + num_vertices * VALIDATION_BITMAP_BITS // 8 + -(-num_vertices // num_ranks) * VALIDATION_OWNED_BYTES
-                  + min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES)
+                  + (slice_tuples * (RELABELLED_TUPLE_BYTES + 4) if tuples_on_device
+                     else min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES))
     return {"exchange": min(slice_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES,
             "construction": gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True),
             **{f"{kind} pass": device_memory_bytes(scale, edgefactor, num_ranks, kind) + validation
