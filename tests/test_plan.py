@@ -10,6 +10,7 @@ from graph500 import distributed, plan
 from graph500.errors import Graph500Error
 from graph500.kernels.cpu import backend as cpu_backend
 from graph500.kernels.gpu import backend as gpu_backend, distributed_backend as gpu_distributed
+from graph500.kernels.gpu.bfs_distributed import SMALL_LEVEL_EDGES, blind_part
 
 GIB = 2**30
 
@@ -268,3 +269,12 @@ def test_the_gpu_plan_says_where_the_validator_keeps_its_tuples():
     assert two["validation_on_device_bytes"] < h100
     assert plan.memory_plan(29, ranks=2, backend="gpu")["validation_on_device_bytes"] > h200
     assert "the validator keeps its tuples on the GPU where it has" in "\n".join(plan.plan_text(two))
+
+
+def test_the_multi_gpu_bfs_shares_its_blind_part_out_over_the_ranks():
+    """2^21 claims a rank receives blind at most, a power of two a peer, never under the small levels' 2^16; a
+    capacity given is kept."""
+    parts = {ranks: blind_part(ranks) for ranks in (1, 2, 3, 4, 8, 32, 256)}
+    assert parts == {1: 1 << 21, 2: 1 << 20, 3: 1 << 19, 4: 1 << 19, 8: 1 << 18, 32: 1 << 16, 256: 1 << 16}
+    assert all(ranks * part <= 1 << 21 for ranks, part in parts.items() if part > SMALL_LEVEL_EDGES)
+    assert blind_part(2, 8) == 8

@@ -53,10 +53,10 @@ claims always fit it); ``graph_levels`` (GRAPH_LEVELS 2: captured levels
 launched per read, small top-down ones (and bottom-up ones to the end); one
 that does not run still costs its empty exchange: 2 was 1.04x 4 on two GPUs
 at SCALE 27); ``blind_capacity`` (the claims sent each rank blind in a
-top-down level; default BLIND_REQUESTS 2^21 over the ranks, at least
-SMALL_LEVEL_EDGES: a top-down level that holds a hub, half the searches,
-sends past 2^16 a rank and pays a second exchange and read, while 2^21
-requests are 16 MB of receive buffers a rank however many ranks);
+top-down level; default BLIND_REQUESTS 2^21 over the ranks, a power of
+two, at least SMALL_LEVEL_EDGES: a top-down level that holds a hub, half
+the searches, sent past 2^16 a rank and paid a second exchange and read,
+while 2^21 requests are 16 MB of receive buffers a rank however many ranks);
 ``trace`` (per level: direction, frontier, its edges and the most one rank
 holds, the edges scanned and the most one rank scanned, seconds of compute
 and exchange from CUDA events; off when timed).
@@ -92,8 +92,10 @@ SUMMED_COUNTERS = SCANNED_EDGES + 1  # a bottom-up level's counters summed over 
 
 def blind_part(num_ranks, capacity=None):
     """The claims a rank sends each rank blind in a top-down level: ``capacity``, or BLIND_REQUESTS shared out
-    over the ranks, never fewer than a captured small level sends."""
-    return int(capacity) if capacity is not None else max(SMALL_LEVEL_EDGES, BLIND_REQUESTS // num_ranks)
+    over the ranks (a power of two, as the exchange's widths are), never fewer than a captured small level sends."""
+    if capacity is not None:
+        return int(capacity)
+    return max(SMALL_LEVEL_EDGES, 1 << (BLIND_REQUESTS // num_ranks).bit_length() - 1)
 
 
 def device_part(graph, kernel_name):

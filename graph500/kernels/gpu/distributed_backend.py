@@ -63,22 +63,25 @@ from graph500.validators.distributed import DistributedValidationGraph
 # graph: the label table ``order`` (the parents' input labels; kernel 1 also allgathers new_label), then each
 # kernel's (its bitmaps, a bit a vertex each (the BFS's four and its requests' two; the SSSP's requests' two), its
 # requests' staging words and send buffers (BFS 4 + 8, SSSP 8 + 12), the SSSP's gathered distances, and the receive
-# buffers, grown to the largest exchange, planned at 8 bytes a vertex). One kernel lives at a time (the harness sets
-# the SSSP up once the BFS is freed), so a pass holds the rows, the label tables and one kernel's arrays.
+# buffers: the blind parts (a few MiB) and the wide parts and rests, grown to the largest exchange, 2 bytes a vertex
+# (about 0.1 GiB measured at SCALE 28 on two GPUs, where 2 bytes are 0.5). One kernel lives at a time (the harness
+# sets the SSSP up once the BFS is freed), so a pass holds the rows, the label tables and one kernel's arrays.
 ENTRY_BYTES = 4 + 4
 OWNED_VERTEX_BYTES = 8 + 4
 GRAPH_VERTEX_BYTES = 4
 KERNEL_OWNED_BYTES = {"bfs": 4 + 4 + 8 + 4 + 4 + 4, "sssp": 8 + 8 + 3 * 4 + 2 * 4 + 8 + 4 + 4}
-KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 6 / 8 + (4 + 8) + 8, "sssp": 2 / 8 + (8 + 12) + 4 + 8}
-# The distributed validator's device bytes a distinct endpoint of the rank's tuples (the endpoints, their
-# first-endpoint counts, the owners' requested indices, a validation's fetched values and compressed parents, the
-# passes' records of a parent and a level or distance)
-# and an owned vertex (parents, levels, pointer jumping's ancestor and depth; the levels' rounds from the root hold
-# less: the levels and their two bitmaps, counted below): counted; 1.19x the
-# measured part at SCALE 26 on two H100s with the jumping, with the endpoints counted as they were (0.40 N). The plan
-# takes their expected count (`distributed.validation_endpoints`, within 0.3% of the counts on CPU ranks).
-VALIDATION_ENDPOINT_BYTES = 8 + 8 + 8 + (4 + 4 + 4 + 1 + 1) + 16 + 8
-VALIDATION_OWNED_BYTES = 8 + 8 + 8 + 8 + 4 + 8 + 1 + 1
+KERNEL_GRAPH_VERTEX_BYTES = {"bfs": 6 / 8 + (4 + 8) + 2, "sssp": 2 / 8 + (8 + 12) + 4 + 2}
+# The distributed validator's device bytes at a pass's most (its tuple pass, an SSSP tree's): a distinct endpoint of
+# the rank's tuples holds its label (int64), its first-endpoint count (int64) and the owner's requested index
+# (int32), then a tree's fetched parent and level or distance (4 + 4), reached and confirmed flags, compressed
+# parent (int32), the passes' record of a parent and a value (two int32) and the first unconfirmed's two flags; an
+# owned vertex its first-endpoint count (int64) and a tree's reached flag and level (a byte each). The plan takes
+# the endpoints' expected count (`distributed.validation_endpoints`, within 0.3% of the counts on CPU ranks). Pointer
+# jumping (an SSSP tree with more ties than `validators.common.TIES_ON_DEVICE`, or a fault found) holds about 50
+# bytes more a vertex it still walks: not planned. With these the passes' plan was 1.01-1.02x the arrays measured
+# at SCALE 26-28 on two H200s (docs/measurements.md, session 42), where the jumping's bytes made it 1.12x.
+VALIDATION_ENDPOINT_BYTES = 8 + 8 + 4 + (4 + 4 + 1 + 1 + 4) + 8 + 2
+VALIDATION_OWNED_BYTES = 8 + 1 + 1
 # The distributed validator's bits a vertex of the whole graph: the bitmap of the rank's endpoints with each word's
 # count of the set bits before it (`validators.device.LabelPlaces`: 64 bits a word of 64 vertices) and, while a BFS
 # tree's levels are found, the bitmaps of two levels' vertices (`distributed._levels_from_root`)
@@ -142,8 +145,8 @@ def kernel1_on_device_bytes(scale, edgefactor, num_ranks):
 def validation_on_device_bytes(scale, edgefactor, num_ranks):
     """The device memory a GPU of ``num_ranks`` needs (context and NCCL counted) for the validator to keep its
     relabelled tuples and their weights on it (`RELABELLED_TUPLE_BYTES` and 4 a tuple of the rank's slice, in both
-    passes, in place of its chunks): its passes then read them at the device's speed, where from pinned host memory they cross the bus
-    every tree."""
+    passes, in place of its chunks): its passes then read them at the device's speed, where from pinned host memory
+    they cross the bus every tree."""
     phases = device_phases(scale, edgefactor, num_ranks, tuples_on_device=True)
     return max(phases.values()) + context_bytes(num_ranks)
 
