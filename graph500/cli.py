@@ -72,7 +72,8 @@ def build_parser():
     run.add_argument("--numa-domains", type=int, metavar="N",
                      help="NUMA domains for numa-bottom-up / direction-optimizing (default: what the OS reports)")
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                     help="progress bars on stderr (default: when stderr is a terminal)")
+                     help="progress bars on stderr (default: when stderr is a terminal; else a line as each step "
+                          "of 10 s or more ends)")
 
     generate = commands.add_parser("generate", help="write the reference's edge, weight and root files")
     _add_graph_arguments(generate, None)

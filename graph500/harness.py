@@ -86,9 +86,36 @@ class RunConfig:
     memory_check: bool = True  # False: a run the memory plan refuses goes on, with a warning
 
 
+PHASE_LINE_SECONDS = 10.0  # where stderr is no terminal, a step that took this long says so as it ends
+
+
 def _progress(config, **kwargs):
-    disable = (not sys.stderr.isatty()) if config.progress is None else not config.progress
-    return tqdm(file=sys.stderr, disable=disable, leave=False, **kwargs)
+    """A progress bar on stderr for a long step (``--progress``; by default where stderr is a terminal); where
+    it is not (a batch job's log) by default, a line as the step ends if it took `PHASE_LINE_SECONDS` or more."""
+    if config.progress is None and not sys.stderr.isatty():
+        return _StepLine(kwargs["desc"])
+    return tqdm(file=sys.stderr, disable=config.progress is False, leave=False, **kwargs)
+
+
+class _StepLine:
+    """A progress bar's interface (``n``, ``total``, `update`) that prints one line to stderr when a step that
+    ends normally took `PHASE_LINE_SECONDS` or more: where a long run stands, in a log that holds no bars."""
+
+    def __init__(self, desc):
+        self.desc, self.n, self.total = desc, 0, None
+
+    def update(self, count=1):
+        self.n += count
+
+    def __enter__(self):
+        self._start = time.perf_counter()
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        seconds = time.perf_counter() - self._start
+        if kind is None and seconds >= PHASE_LINE_SECONDS:
+            print(f"graph500 progress: {self.desc} done in {seconds:.1f} s", file=sys.stderr, flush=True)
+        return False
 
 
 def check_config(config):

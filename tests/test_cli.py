@@ -2,6 +2,7 @@
 
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -445,3 +446,22 @@ def test_progress_bars_name_every_long_step(capsys):
         assert f"{step}:" in shown, step
     assert cli.main(["run", "--scale", "8", "--roots", "2", "--energy", "off", "--no-progress"]) == 0
     assert "validation set-up:" not in capsys.readouterr().err
+
+
+def test_off_a_terminal_a_long_step_says_so_as_it_ends(capsys, monkeypatch):
+    """stderr not a terminal (pytest's capture, a batch job's log), no --progress: no bars, and a line as each step
+    ends that took the threshold or more (every step, with the threshold at 0); --no-progress: none."""
+    from graph500 import harness
+
+    monkeypatch.setattr(harness, "PHASE_LINE_SECONDS", 0.0)
+    assert cli.main(["run", "--scale", "8", "--roots", "2", "--energy", "off"]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("graph500 progress: ")]
+    steps = [line[len("graph500 progress: "):line.index(" done in ")] for line in lines]
+    assert steps == ["warm-up (compiles on a first run)", "generate", "construct", "validation set-up", "bfs",
+                     "sssp"]
+    assert all(re.fullmatch(r"graph500 progress: .+ done in \d+\.\d s", line) for line in lines)
+    assert cli.main(["run", "--scale", "8", "--roots", "2", "--energy", "off", "--no-progress"]) == 0
+    assert "graph500 progress:" not in capsys.readouterr().err
+    monkeypatch.setattr(harness, "PHASE_LINE_SECONDS", 1e9)  # the default's steps at SCALE 8 are short: none said
+    assert cli.main(["run", "--scale", "8", "--roots", "2", "--energy", "off"]) == 0
+    assert "graph500 progress:" not in capsys.readouterr().err
