@@ -63,9 +63,10 @@ from graph500.validators.distributed import DistributedValidationGraph
 # graph: the label table ``order`` (the parents' input labels; kernel 1 also allgathers new_label), then each
 # kernel's (its bitmaps, a bit a vertex each (the BFS's four and its requests' two; the SSSP's requests' two), its
 # requests' staging words and send buffers (BFS 4 + 8, SSSP 8 + 12), the SSSP's gathered distances, and the receive
-# buffers: the blind parts (a few MiB) and the wide parts and rests, grown to the largest exchange, 2 bytes a vertex
-# (about 0.1 GiB measured at SCALE 28 on two GPUs, where 2 bytes are 0.5). One kernel lives at a time (the harness
-# sets the SSSP up once the BFS is freed), so a pass holds the rows, the label tables and one kernel's arrays.
+# buffers: the blind parts (the BFS's 16 MiB, the SSSP's 12 bytes a request, 2^16 a peer) and the wide parts and
+# rests, grown to the largest exchange, 2 bytes a vertex (about 0.1 GiB measured at SCALE 28 on two GPUs, where 2
+# bytes are 0.5). One kernel lives at a time (the harness sets the SSSP up once the BFS is freed), so a pass holds
+# the rows, the label tables and one kernel's arrays.
 ENTRY_BYTES = 4 + 4
 OWNED_VERTEX_BYTES = 8 + 4
 GRAPH_VERTEX_BYTES = 4
