@@ -64,6 +64,12 @@ CONTEXT_BYTES = 640 << 20  # the CUDA context and the loaded modules: 0.51-0.55 
 PINNABLE_SHARE = 0.9
 
 
+def validator_tuple_bytes(num_tuples, tuple_bytes, on_device):
+    """The validator's device bytes for its ``num_tuples`` tuples: its copy of them (``tuple_bytes`` each) where
+    they are on the GPU, read in place; else its two staged chunks of them."""
+    return num_tuples * tuple_bytes if on_device else min(num_tuples, TUPLE_CHUNK) * VALIDATION_CHUNK_TUPLE_BYTES
+
+
 def device_memory_plan(scale, edgefactor, tuples_on_device=False):
     """Device bytes of a run's phases, CUDA context apart: ``{"construction", "bfs pass", "sssp pass"}``: kernel
     1 at work; then the graph, one kernel's state (the harness sets the SSSP up once the BFS is freed) and the
@@ -71,9 +77,8 @@ def device_memory_plan(scale, edgefactor, tuples_on_device=False):
     in place."""
     num_vertices, num_tuples = 1 << scale, edgefactor << scale
     graph = num_tuples * GRAPH_BYTES + num_vertices * (OFFSET_BYTES + gpu_build.LABEL_TABLE_BYTES)
-    tuples = (num_tuples * EDGE_LIST_BYTES if tuples_on_device
-              else min(num_tuples, TUPLE_CHUNK) * VALIDATION_CHUNK_TUPLE_BYTES)
-    validation = num_vertices * VALIDATION_VERTEX_BYTES + tuples
+    validation = num_vertices * VALIDATION_VERTEX_BYTES + validator_tuple_bytes(num_tuples, EDGE_LIST_BYTES,
+                                                                                tuples_on_device)
     return {
         "construction": gpu_build.build_memory_bytes(num_tuples, num_vertices, weighted=True, degree_ordered=True),
         "bfs pass": graph + int(num_vertices * BFS_STATE_BYTES) + validation,

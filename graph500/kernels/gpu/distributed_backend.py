@@ -54,7 +54,6 @@ from graph500.kernels.gpu.runtime import cupy
 from graph500.kernels.graph import PartitionedGraph
 from graph500.partition import tuple_range
 from graph500.plan import fits_here, largest_scale
-from graph500.validators.common import TUPLE_CHUNK as TUPLE_CHUNK_VALIDATION
 from graph500.validators.distributed import DistributedValidationGraph
 
 # Device bytes of a rank: per row entry (neighbour, weight); per owned vertex: the offsets and the block's
@@ -243,8 +242,7 @@ def device_phases(scale, edgefactor, num_ranks, tuples_on_device=False):
     slice_tuples = planned_slice_tuples(scale, edgefactor, num_ranks)
     validation = (validation_endpoints(num_vertices, slice_tuples) * VALIDATION_ENDPOINT_BYTES
                   + num_vertices * VALIDATION_BITMAP_BITS // 8 + -(-num_vertices // num_ranks) * VALIDATION_OWNED_BYTES
-                  + (slice_tuples * (RELABELLED_TUPLE_BYTES + 4) if tuples_on_device
-                     else min(slice_tuples, TUPLE_CHUNK_VALIDATION) * single_gpu.VALIDATION_CHUNK_TUPLE_BYTES))
+                  + single_gpu.validator_tuple_bytes(slice_tuples, RELABELLED_TUPLE_BYTES + 4, tuples_on_device))
     return {"exchange": min(slice_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES,
             "construction": gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True),
             **{f"{kind} pass": device_memory_bytes(scale, edgefactor, num_ranks, kind) + validation
