@@ -244,7 +244,8 @@ def device_phases(scale, edgefactor, num_ranks, tuples_on_device=False):
                   + num_vertices * VALIDATION_BITMAP_BITS // 8 + -(-num_vertices // num_ranks) * VALIDATION_OWNED_BYTES
                   + single_gpu.validator_tuple_bytes(slice_tuples, RELABELLED_TUPLE_BYTES + 4, tuples_on_device))
     return {"exchange": min(slice_tuples, TUPLE_CHUNK) * EXCHANGE_CHUNK_TUPLE_BYTES,
-            "construction": gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True),
+            "construction": gpu_build.build_memory_bytes(slice_tuples, num_vertices, weighted=True,
+                                                         degree_ordered=True),
             **{f"{kind} pass": device_memory_bytes(scale, edgefactor, num_ranks, kind) + validation
                for kind in KERNEL_OWNED_BYTES}}
 
