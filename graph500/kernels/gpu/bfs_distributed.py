@@ -41,7 +41,11 @@ several host round trips and exchanges there, a bottom-up level near the
 end one captured graph: 1.14x / 1.07x on two GPUs at SCALE 26 / 27 and
 1.07x on four at 26, where infinite beta, the small levels' tail bottom-up
 too, was 1.24x / 0.95x on two);
-``gamma``,
+``gamma`` (the one-GPU kernel's GAMMA, over a rank's block: bottom-up
+only for a frontier of at least N / (gamma P) vertices, as a bottom-up
+level's work a rank is its block's where a top-down level's busiest rank
+does not shrink with P: at SCALE 28 on four GPUs a second level of 12
+thousand vertices spent 3.3 ms top-down, a bottom-up one of 18 thousand 1.8);
 ``short_scan``, ``row_copy`` (the one-GPU kernel's); ``interleaved_rows``
 (True: the rows searched, the copy or the graph's own with their weights,
 sorted by `build.sort_rows` over the interleaved blocks,
@@ -122,7 +126,7 @@ class DistributedDirectionOptimizingBFS:
         self.comm = comm = graph.comm
         self.alpha, self.beta = float(alpha), float(beta)
         self._bottom_up_to_the_end = math.isinf(self.beta)
-        self._min_bottom_up_frontier = graph.num_vertices / gamma if gamma else 0
+        self._min_bottom_up_frontier = graph.num_vertices / (gamma * comm.size) if gamma else 0  # a block's N / gamma
         self.short_scan = int(short_scan)
         self.record_trace = trace
         self.trace = []
