@@ -10,7 +10,8 @@ from graph500 import distributed, plan
 from graph500.errors import Graph500Error
 from graph500.kernels.cpu import backend as cpu_backend
 from graph500.kernels.gpu import backend as gpu_backend, distributed_backend as gpu_distributed
-from graph500.kernels.gpu.bfs_distributed import SMALL_LEVEL_EDGES, blind_part
+from graph500.kernels.gpu.bfs import GAMMA
+from graph500.kernels.gpu.bfs_distributed import SMALL_LEVEL_EDGES, blind_part, min_bottom_up_frontier
 
 GIB = 2**30
 
@@ -278,3 +279,11 @@ def test_the_multi_gpu_bfs_shares_its_blind_part_out_over_the_ranks():
     assert parts == {1: 1 << 21, 2: 1 << 20, 3: 1 << 19, 4: 1 << 19, 8: 1 << 18, 32: 1 << 16, 256: 1 << 16}
     assert all(ranks * part <= 1 << 21 for ranks, part in parts.items() if part > SMALL_LEVEL_EDGES)
     assert blind_part(2, 8) == 8
+
+
+def test_the_multi_gpu_bfs_guards_its_switch_to_bottom_up_over_a_rank_s_block():
+    # one rank: the one-GPU kernel's guard, N / gamma; four ranks at SCALE 28: a block's, the SCALE 26 one GPU's
+    assert min_bottom_up_frontier(1 << 26, GAMMA, 1) == (1 << 26) / GAMMA == 4096
+    assert min_bottom_up_frontier(1 << 28, GAMMA, 4) == 4096
+    assert min_bottom_up_frontier(1 << 27, GAMMA, 2) == 4096
+    assert min_bottom_up_frontier(1 << 28, 0, 4) == 0

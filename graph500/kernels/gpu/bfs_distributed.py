@@ -94,6 +94,12 @@ SMALL_STATE = 8
 SUMMED_COUNTERS = SCANNED_EDGES + 1  # a bottom-up level's counters summed over the ranks on the device
 
 
+def min_bottom_up_frontier(num_vertices, gamma, num_ranks):
+    """The fewest frontier vertices a switch to bottom-up needs on ``num_ranks`` ranks: the one-GPU guard N / gamma
+    over a rank's block, N / (gamma P) (none where ``gamma`` is 0)."""
+    return num_vertices / (gamma * num_ranks) if gamma else 0
+
+
 def blind_part(num_ranks, capacity=None):
     """The claims a rank sends each rank blind in a top-down level: ``capacity``, or BLIND_REQUESTS shared out
     over the ranks (a power of two, as the exchange's widths are), never fewer than a captured small level sends."""
@@ -126,7 +132,7 @@ class DistributedDirectionOptimizingBFS:
         self.comm = comm = graph.comm
         self.alpha, self.beta = float(alpha), float(beta)
         self._bottom_up_to_the_end = math.isinf(self.beta)
-        self._min_bottom_up_frontier = graph.num_vertices / (gamma * comm.size) if gamma else 0  # a block's N / gamma
+        self._min_bottom_up_frontier = min_bottom_up_frontier(graph.num_vertices, gamma, comm.size)
         self.short_scan = int(short_scan)
         self.record_trace = trace
         self.trace = []
