@@ -287,3 +287,12 @@ def test_the_multi_gpu_bfs_guards_its_switch_to_bottom_up_over_a_rank_s_block():
     assert min_bottom_up_frontier(1 << 28, GAMMA, 4) == 4096
     assert min_bottom_up_frontier(1 << 27, GAMMA, 2) == 4096
     assert min_bottom_up_frontier(1 << 28, 0, 4) == 0
+
+
+def test_gpu_ranks_plan_kernel_1_s_build_with_the_degree_ordering_s_label_tables():
+    # SCALE 30 on four H200s (session 43): kernel 1's device arrays 113.1 GiB with the tuples in host memory, where
+    # the build's phase without the two label tables of all N (8 bytes a vertex) planned 105.0
+    construction = gpu_distributed.device_phases(30, 16, 4)["construction"]
+    assert 113.0 * GIB <= construction <= 1.15 * 113.1 * GIB
+    without_tables = construction - 8 * (1 << 30)
+    assert without_tables < 113.1 * GIB
