@@ -1,7 +1,7 @@
 """Two versions of the package, A B A B ...: whole `graph500 run`s against each source tree in turn, on P ranks.
 
     PYTHONPATH=. python benchmarks/run_trees.py --baseline DIR [--candidate .] [--pairs 3] [--ranks P]
-        [--mpiexec mpiexec] -- [graph500 run's options]
+        [--mpiexec "mpiexec [options]"] -- [graph500 run's options]
 
 A change to code that several ranks run (a distributed kernel, an exchange,
 the set-up, kernel 1; CPU or GPU ranks) is measured where it runs: the
@@ -20,6 +20,7 @@ seconds, below 1 is the faster). `gpu_trees.py` does the same with
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -34,7 +35,7 @@ def run_once(tree, ranks, mpiexec, options, output):
     checkout would import that checkout's package whatever PYTHONPATH says."""
     tree = Path(tree).resolve()
     environment = {**os.environ, "PYTHONPATH": str(tree)}
-    launcher = [mpiexec, "-n", str(ranks)] if ranks > 1 else []
+    launcher = [*shlex.split(mpiexec), "-n", str(ranks)] if ranks > 1 else []
     command = [*launcher, sys.executable, "-m", "graph500", "run", *options, "--json", str(Path(output).resolve())]
     subprocess.run(command, env=environment, cwd=tree, check=True, stdout=subprocess.DEVNULL)
     record = json.loads(Path(output).read_text())
@@ -52,7 +53,8 @@ def main():
     parser.add_argument("--candidate", default=".", help="source tree of the candidate (default: this checkout)")
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--ranks", type=int, default=1, help="MPI ranks a run (default 1: no launcher)")
-    parser.add_argument("--mpiexec", default="mpiexec", help="the MPI launcher (default mpiexec)")
+    parser.add_argument("--mpiexec", default="mpiexec",
+                        help='the MPI launcher with its options (default "mpiexec"; e.g. "mpiexec --bind-to none")')
     parser.add_argument("options", nargs=argparse.REMAINDER, help="after --: graph500 run's options")
     args = parser.parse_args()
     options = args.options[1:] if args.options[:1] == ["--"] else args.options
