@@ -92,8 +92,7 @@ class LevelSynchronousBFS:
             raise ValueError(f"switch_rule must be one of {SWITCH_RULES}, not {switch_rule!r}")
         self.graph = graph
         self.alpha, self.beta = float(alpha), float(beta)
-        # the fewest frontier vertices a switch to bottom-up needs: N / gamma (none when gamma is 0)
-        self._min_bottom_up_frontier = graph.num_vertices / gamma if gamma else 0
+        self._min_bottom_up_frontier = min_bottom_up_frontier(graph.num_vertices, gamma)
         self.switch_rule, self.hub_share, self.hub_degree = switch_rule, float(hub_share), int(hub_degree)
         self.short_scan = int(short_scan)
         self.small_edges = int(small_edges)
@@ -343,6 +342,12 @@ def strongest_neighbours(offsets, neighbors, degrees=None):
     kernel((runtime.persistent_blocks(kernel, THREADS),), (THREADS,),
            (i64(num_rows), offsets, neighbors, runtime.pointer_or_null(degrees), strongest))
     return strongest
+
+
+def min_bottom_up_frontier(num_vertices, gamma, num_ranks=1):
+    """The fewest frontier vertices a switch to bottom-up needs: N / gamma, over a rank's block on ``num_ranks``
+    ranks, N / (gamma P) (none where ``gamma`` is 0)."""
+    return num_vertices / (gamma * num_ranks) if gamma else 0
 
 
 def beamer_direction(direction, size, edges, unexplored, previous_size, num_vertices, alpha, beta,

@@ -74,9 +74,9 @@ from graph500.kernels import register
 from graph500.kernels.gpu import requests, runtime
 from graph500.kernels.gpu.bfs import (BETA, BOTTOM_UP, FRONTIER_EDGES, FRONTIER_SIZE, GAMMA, HUB_DEGREE,
                                       NUM_COUNTERS, SCANNED_EDGES, SHORT_SCAN, SMALL_FRONTIER, THREADS, TOP_DOWN,
-                                      beamer_direction, bitmap, bottom_up_level, parents_to_input_labels,
-                                      queue_to_bitmap, scan_grid, sorted_queue, strongest_neighbours,
-                                      top_down_expand)
+                                      beamer_direction, bitmap, bottom_up_level, min_bottom_up_frontier,
+                                      parents_to_input_labels, queue_to_bitmap, scan_grid, sorted_queue,
+                                      strongest_neighbours, top_down_expand)
 from graph500.kernels.gpu.build import filled_vertices, sort_rows
 from graph500.kernels.gpu.frontier import PrefixSums
 from graph500.kernels.gpu.requests import OwnerRequests
@@ -92,12 +92,6 @@ GRAPH_LEVELS = 2
 SMALL_STOPPED, SMALL_LEVELS, SMALL_UNEXPLORED, SMALL_GLOBAL_SIZE, SMALL_GLOBAL_EDGES = 1, 2, 3, 5, 6
 SMALL_STATE = 8
 SUMMED_COUNTERS = SCANNED_EDGES + 1  # a bottom-up level's counters summed over the ranks on the device
-
-
-def min_bottom_up_frontier(num_vertices, gamma, num_ranks):
-    """The fewest frontier vertices a switch to bottom-up needs on ``num_ranks`` ranks: the one-GPU guard N / gamma
-    over a rank's block, N / (gamma P) (none where ``gamma`` is 0)."""
-    return num_vertices / (gamma * num_ranks) if gamma else 0
 
 
 def blind_part(num_ranks, capacity=None):
